@@ -1,0 +1,111 @@
+"""Monotone root finding that rounds in the safe direction.
+
+Privacy bounds are upper bounds, so inverting a monotone function must never
+return a value on the wrong side of the true root. Both helpers here first
+locate the root with :func:`scipy.optimize.brentq` and then *certify* the
+answer: the returned point is checked against the target with the function
+itself, and nudged (by bisection) to the safe side if floating-point
+round-off put it on the wrong side.
+
+Tolerance: the returned point ``x`` satisfies the target exactly as evaluated
+by ``fn``, and is within ``rtol * |x| + atol`` of the point where ``fn`` crosses
+the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from scipy.optimize import brentq
+
+__all__ = ["last_true", "first_true"]
+
+RTOL = 1e-9
+ATOL = 1e-12
+
+
+def _bisect(ok: Callable[[float], bool], bad: float, good: float, rtol: float, atol: float) -> float:
+    """Shrink the bracket [bad, good] (in either order) keeping ``ok(good)`` true."""
+    for _ in range(200):
+        if abs(good - bad) <= rtol * max(abs(good), abs(bad)) + atol:
+            break
+        mid = 0.5 * (good + bad)
+        if ok(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def first_true(
+    ok: Callable[[float], bool],
+    score: Callable[[float], float],
+    lo: float,
+    hi: float,
+    *,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> float:
+    """Smallest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded up.
+
+    ``ok`` must be monotone (false then true) on ``[lo, hi]`` and ``ok(hi)`` true.
+    ``score`` is a continuous function with ``score(x) <= 0`` exactly where ``ok``
+    is true (for example ``log(delta(x)) - log(target)``); it is used to find the
+    root quickly, and ``ok`` to certify it.
+    """
+    if ok(lo):
+        return lo
+    return _certified_root(ok, score, bad=lo, good=hi, rtol=rtol, atol=atol)
+
+
+def last_true(
+    ok: Callable[[float], bool],
+    score: Callable[[float], float],
+    lo: float,
+    hi: float,
+    *,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> float:
+    """Largest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded down.
+
+    ``ok`` must be monotone (true then false) on ``[lo, hi]`` and ``ok(lo)`` true.
+    ``score`` is continuous with ``score(x) <= 0`` exactly where ``ok`` is true.
+    """
+    if ok(hi):
+        return hi
+    return _certified_root(ok, score, bad=hi, good=lo, rtol=rtol, atol=atol)
+
+
+def _certified_root(
+    ok: Callable[[float], bool],
+    score: Callable[[float], float],
+    *,
+    bad: float,
+    good: float,
+    rtol: float,
+    atol: float,
+) -> float:
+    a, b = min(bad, good), max(bad, good)
+    try:
+        sa, sb = score(a), score(b)
+        if math.isfinite(sa) and math.isfinite(sb) and sa * sb < 0:
+            root = brentq(score, a, b, xtol=atol, rtol=max(rtol, 4 * 2.2e-16))
+            step = rtol * abs(root) + atol
+            # Move the estimate one tolerance step towards the safe side.
+            cand = root + step if good > bad else root - step
+            cand = min(max(cand, a), b)
+            if ok(cand):
+                good = cand
+                # The root is within one step of cand: tighten the bad side too.
+                other = root - step if good > bad else root + step
+                other = min(max(other, a), b)
+                if not ok(other):
+                    bad = other
+            else:
+                bad = cand
+    except (ValueError, RuntimeError):
+        # brentq could not bracket or converge: bisection alone still certifies the answer.
+        pass
+    return _bisect(ok, bad, good, rtol, atol)

@@ -1,0 +1,155 @@
+"""Parameter checks shared by every public function of :mod:`shufflelib`.
+
+Each check returns the validated value (converted to a Python ``float`` or
+``int``) or raises :class:`ValueError` whose message names the parameter and the
+allowed range, e.g. ``"eps0 must be a finite number > 0, got -1.0"``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_positive",
+    "check_nonnegative",
+    "check_probability",
+    "check_int",
+    "check_in_range",
+    "check_generator",
+    "check_array",
+]
+
+
+def _as_real(name: str, value: Any) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    x = float(value)
+    if math.isnan(x):
+        raise ValueError(f"{name} must be a number, got NaN")
+    return x
+
+
+def check_positive(name: str, value: Any, *, allow_inf: bool = False) -> float:
+    """Return ``value`` as a float, requiring ``0 < value`` (finite unless ``allow_inf``)."""
+    x = _as_real(name, value)
+    if not (x > 0) or (math.isinf(x) and not allow_inf):
+        bound = "> 0" if allow_inf else "a finite number > 0"
+        raise ValueError(f"{name} must be {bound}, got {value!r}")
+    return x
+
+
+def check_nonnegative(name: str, value: Any) -> float:
+    """Return ``value`` as a float, requiring a finite ``value >= 0``."""
+    x = _as_real(name, value)
+    if not (0 <= x < math.inf):
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return x
+
+
+def check_probability(
+    name: str, value: Any, *, closed_low: bool = False, closed_high: bool = False
+) -> float:
+    """Return ``value`` as a float in (0, 1), with optionally closed ends."""
+    x = _as_real(name, value)
+    lo_ok = x >= 0 if closed_low else x > 0
+    hi_ok = x <= 1 if closed_high else x < 1
+    if not (lo_ok and hi_ok):
+        interval = ("[" if closed_low else "(") + "0, 1" + ("]" if closed_high else ")")
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return x
+
+
+def check_int(name: str, value: Any, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Return ``value`` as an int, requiring an integral value in ``[minimum, maximum]``."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if isinstance(value, numbers.Integral):
+        k = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+        k = int(value)
+    else:
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if minimum is not None and k < minimum:
+        hi = f" and <= {maximum}" if maximum is not None else ""
+        raise ValueError(f"{name} must be an integer >= {minimum}{hi}, got {value!r}")
+    if maximum is not None and k > maximum:
+        lo = f">= {minimum} and " if minimum is not None else ""
+        raise ValueError(f"{name} must be an integer {lo}<= {maximum}, got {value!r}")
+    return k
+
+
+def check_in_range(
+    name: str,
+    value: Any,
+    low: float,
+    high: float,
+    *,
+    closed_low: bool = True,
+    closed_high: bool = True,
+) -> float:
+    """Return ``value`` as a float in the interval from ``low`` to ``high``."""
+    x = _as_real(name, value)
+    lo_ok = x >= low if closed_low else x > low
+    hi_ok = x <= high if closed_high else x < high
+    if not (lo_ok and hi_ok):
+        interval = ("[" if closed_low else "(") + f"{low}, {high}" + ("]" if closed_high else ")")
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return x
+
+
+def check_generator(name: str, rng: Any) -> np.random.Generator:
+    """Require an explicit :class:`numpy.random.Generator` (never global state)."""
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(
+            f"{name} must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_array(
+    name: str,
+    value: Any,
+    *,
+    ndim: int | None = None,
+    dtype: Any = float,
+    low: float | None = None,
+    high: float | None = None,
+    integral: bool = False,
+) -> np.ndarray:
+    """Return ``value`` as a numpy array, checking its dimension, finiteness and range.
+
+    Parameters
+    ----------
+    name
+        Parameter name used in the error message.
+    value
+        Array-like input.
+    ndim
+        Required number of dimensions (``None``: any).
+    dtype
+        Target dtype.
+    low, high
+        Inclusive bounds on every entry (``None``: unbounded).
+    integral
+        Require every entry to be an integer.
+    """
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {value!r}") from None
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-dimensional array, got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
+    if integral and not np.all(arr == np.round(arr)):
+        raise ValueError(f"{name} must contain only integers")
+    if low is not None and arr.size and arr.min() < low:
+        raise ValueError(f"{name} must have every entry >= {low}, got min {arr.min()!r}")
+    if high is not None and arr.size and arr.max() > high:
+        raise ValueError(f"{name} must have every entry <= {high}, got max {arr.max()!r}")
+    return arr.astype(dtype, copy=False)

@@ -1,0 +1,60 @@
+"""Amplification-by-shuffling bounds, each answering the field's three questions.
+
+Every bound is a subclass of :class:`~shufflelib.bounds.base.AmplificationBound`
+and is registered in :data:`BOUNDS` under its command-line name.
+"""
+
+from __future__ import annotations
+
+from .base import MECHANISMS, AmplificationBound, NotApplicableError
+from .blanket import BlanketBennett, BlanketHoeffding
+from .clones import ClonesClosedForm, ClonesNumerical
+from .erlingsson import ErlingssonBound
+from .exact import ExactKRR
+from .stronger_clones import StrongerClones
+
+__all__ = [
+    "AmplificationBound",
+    "NotApplicableError",
+    "MECHANISMS",
+    "BOUNDS",
+    "get_bound",
+    "ErlingssonBound",
+    "BlanketHoeffding",
+    "BlanketBennett",
+    "ClonesClosedForm",
+    "ClonesNumerical",
+    "StrongerClones",
+    "ExactKRR",
+]
+
+#: Every bound, by its command-line name (``--bound``).
+BOUNDS: dict[str, type[AmplificationBound]] = {
+    cls.name: cls
+    for cls in (
+        ErlingssonBound,
+        BlanketHoeffding,
+        BlanketBennett,
+        ClonesClosedForm,
+        ClonesNumerical,
+        StrongerClones,
+        ExactKRR,
+    )
+}
+
+
+def get_bound(name: str, mechanism: str = "generic", k: int | None = None) -> AmplificationBound:
+    """Return the bound registered as ``name`` for the given mechanism family.
+
+    Parameters
+    ----------
+    name
+        One of the keys of :data:`BOUNDS`.
+    mechanism
+        ``"generic"``, ``"laplace"`` or ``"krr"`` (each bound accepts the families it covers).
+    k
+        Domain size for ``mechanism="krr"``.
+    """
+    if name not in BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(BOUNDS)}, got {name!r}")
+    return BOUNDS[name](mechanism=mechanism, k=k)

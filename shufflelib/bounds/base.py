@@ -1,0 +1,260 @@
+"""The three questions every amplification bound answers.
+
+A bound for shuffling ``n`` reports of an ``eps0``-LDP randomizer answers
+
+* :meth:`AmplificationBound.epsilon` — the central ε for ``(n, eps0, delta)``,
+* :meth:`AmplificationBound.delta` — the central δ for ``(n, eps0, eps)``,
+* :meth:`AmplificationBound.max_eps0` — the largest ``eps0`` whose shuffled
+  protocol is ``(eps, delta)``-DP.
+
+A subclass implements either ``_delta`` (a privacy profile, monotone decreasing
+in ``eps``) or ``_epsilon`` (a closed form, monotone decreasing in ``delta``);
+the other questions are answered by certified monotone root finding
+(:mod:`shufflelib._roots`), which rounds in the safe direction: ε and δ up,
+the largest ``eps0`` down.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC
+from typing import ClassVar
+
+from .._roots import first_true, last_true
+from .._validation import check_int, check_nonnegative, check_positive, check_probability
+
+__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS"]
+
+#: Mechanism families a bound may be specialised to.
+MECHANISMS = ("generic", "laplace", "krr")
+
+#: Search range for ``max_eps0``.
+EPS0_MAX = 50.0
+#: Smallest δ the ``delta`` question resolves (smaller answers are reported as this, rounded up).
+DELTA_FLOOR = 1e-300
+
+
+class NotApplicableError(ValueError):
+    """The bound's theorem does not cover these parameters (its validity range is stated)."""
+
+
+class AmplificationBound(ABC):
+    """Base class: an upper bound on the privacy of a shuffled ``eps0``-LDP protocol.
+
+    Parameters
+    ----------
+    mechanism
+        The local randomizer family: ``"generic"`` (any ``eps0``-LDP randomizer),
+        ``"laplace"`` (Laplace mechanism on a bounded domain) or ``"krr"``
+        (k-ary randomized response). Only families listed in
+        :attr:`mechanisms` are accepted.
+    k
+        Domain size for ``mechanism="krr"`` (an integer >= 2).
+    """
+
+    #: Short name used by the command line (``--bound``).
+    name: ClassVar[str] = ""
+    #: Human-readable title.
+    title: ClassVar[str] = ""
+    #: Bibliographic reference.
+    reference: ClassVar[str] = ""
+    #: Mechanism families the theorem covers.
+    mechanisms: ClassVar[tuple[str, ...]] = ("generic",)
+
+    def __init__(self, mechanism: str = "generic", k: int | None = None) -> None:
+        if mechanism not in self.mechanisms:
+            raise ValueError(
+                f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, "
+                f"got {mechanism!r}"
+            )
+        if mechanism == "krr":
+            if k is None:
+                raise ValueError("k must be given (an integer >= 2) when mechanism='krr'")
+            k = check_int("k", k, minimum=2)
+        elif k is not None:
+            raise ValueError(f"k is only used with mechanism='krr', got k={k!r} for {mechanism!r}")
+        self.mechanism = mechanism
+        self.k = k
+
+    def __repr__(self) -> str:
+        extra = f", k={self.k}" if self.k is not None else ""
+        return f"{type(self).__name__}(mechanism={self.mechanism!r}{extra})"
+
+    # ------------------------------------------------------------------ validity
+    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
+        """Return ``None`` if the theorem covers these parameters, else the reason it does not."""
+        return None
+
+    def applicable(self, n: int, eps0: float, delta: float | None = None) -> bool:
+        """Whether the theorem covers ``(n, eps0[, delta])``."""
+        return self.validity(n, eps0, delta) is None
+
+    def _require(self, n: int, eps0: float, delta: float | None = None) -> None:
+        reason = self.validity(n, eps0, delta)
+        if reason is not None:
+            raise NotApplicableError(f"{self.name} bound not applicable: {reason}")
+
+    # ------------------------------------------------------------ to override
+    def _delta(self, n: int, eps0: float, eps: float) -> float:
+        """δ(ε) for validated inputs; override this *or* :meth:`_epsilon`."""
+        raise NotImplementedError
+
+    def _epsilon(self, n: int, eps0: float, delta: float) -> float:
+        """ε(δ) for validated inputs; default: invert :meth:`_delta`."""
+        if delta >= self._delta_checked(n, eps0, 0.0):
+            return 0.0
+        hi = eps0
+        if self._delta_checked(n, eps0, hi) > delta:
+            # Bounds that do not cap at eps0: search further out.
+            while self._delta_checked(n, eps0, hi) > delta:
+                hi *= 2.0
+                if hi > 1e6:
+                    return math.inf
+        log_target = math.log(delta)
+        return first_true(
+            lambda e: self._delta_checked(n, eps0, e) <= delta,
+            lambda e: _safe_log(self._delta_checked(n, eps0, e)) - log_target,
+            0.0,
+            hi,
+        )
+
+    def _delta_checked(self, n: int, eps0: float, eps: float) -> float:
+        d = float(self._delta(n, eps0, eps))
+        if math.isnan(d):
+            raise RuntimeError(f"{self.name}: delta evaluated to NaN at n={n}, eps0={eps0}, eps={eps}")
+        return min(max(d, 0.0), 1.0)
+
+    # ------------------------------------------------------------ public API
+    def delta(self, n: int, eps0: float, eps: float) -> float:
+        """Central δ of ``n`` shuffled ``eps0``-LDP reports at central ``eps`` (rounded up).
+
+        Parameters
+        ----------
+        n
+            Number of users, an integer >= 2.
+        eps0
+            Local privacy parameter, > 0.
+        eps
+            Central ε, >= 0.
+
+        Returns
+        -------
+        float
+            An upper bound on δ in ``[0, 1]``.
+        """
+        n, eps0 = _check_n_eps0(n, eps0)
+        eps = _check_eps(eps)
+        self._require(n, eps0)
+        if type(self)._delta is not AmplificationBound._delta:
+            return self._delta_checked(n, eps0, eps)
+        # Closed form in ε(δ), decreasing in δ: find the smallest δ whose ε is <= eps.
+        hi = 1.0 - 1e-12
+        if self._epsilon_valid(n, eps0, hi) > eps:
+            return 1.0
+        lo = DELTA_FLOOR
+        if self._epsilon_valid(n, eps0, lo) <= eps:
+            return lo
+
+        def score(d: float) -> float:
+            v = self._epsilon_valid(n, eps0, d)
+            return (v - eps) if math.isfinite(v) else 1e300
+
+        return first_true(
+            lambda d: self._epsilon_valid(n, eps0, d) <= eps,
+            score,
+            lo,
+            hi,
+            rtol=1e-9,
+            atol=0.0,
+        )
+
+    def _epsilon_valid(self, n: int, eps0: float, delta: float) -> float:
+        if self.validity(n, eps0, delta) is not None:
+            return math.inf
+        return self._epsilon(n, eps0, delta)
+
+    def epsilon(self, n: int, eps0: float, delta: float) -> float:
+        """Central ε of ``n`` shuffled ``eps0``-LDP reports at central ``delta`` (rounded up).
+
+        Parameters
+        ----------
+        n
+            Number of users, an integer >= 2.
+        eps0
+            Local privacy parameter, > 0.
+        delta
+            Central δ, in (0, 1).
+
+        Returns
+        -------
+        float
+            An upper bound on ε (``>= 0``).
+
+        Raises
+        ------
+        NotApplicableError
+            If the theorem does not cover these parameters.
+        """
+        n, eps0 = _check_n_eps0(n, eps0)
+        delta = check_probability("delta", delta)
+        self._require(n, eps0, delta)
+        eps = float(self._epsilon(n, eps0, delta))
+        if math.isnan(eps):
+            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN at n={n}, eps0={eps0}, delta={delta}")
+        return max(eps, 0.0)
+
+    def max_eps0(self, n: int, eps: float, delta: float) -> float:
+        """Largest ``eps0`` for which the bound certifies ``(eps, delta)``-DP (rounded down).
+
+        Parameters
+        ----------
+        n
+            Number of users, an integer >= 2.
+        eps
+            Target central ε, > 0.
+        delta
+            Target central δ, in (0, 1).
+
+        Returns
+        -------
+        float
+            The largest ``eps0`` in ``(0, 50]`` (searched to relative precision 1e-9).
+
+        Raises
+        ------
+        NotApplicableError
+            If no ``eps0`` in the theorem's validity range reaches the target.
+        """
+        n = check_int("n", n, minimum=2)
+        eps = check_positive("eps", eps)
+        delta = check_probability("delta", delta)
+
+        def ok(e0: float) -> bool:
+            return self._epsilon_valid(n, e0, delta) <= eps
+
+        def score(e0: float) -> float:
+            v = self._epsilon_valid(n, e0, delta)
+            return (v - eps) if math.isfinite(v) else 1e300
+
+        lo = min(eps, EPS0_MAX)
+        if not ok(lo):
+            # Bounds that are not capped at eps0 may need a smaller local eps0.
+            while lo > 1e-9 and not ok(lo):
+                lo /= 2.0
+            if not ok(lo):
+                raise NotApplicableError(
+                    f"{self.name} bound not applicable: no eps0 reaches eps={eps}, delta={delta} at n={n}"
+                )
+        return last_true(ok, score, lo, EPS0_MAX)
+
+
+def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
+    return check_int("n", n, minimum=2), check_positive("eps0", eps0)
+
+
+def _check_eps(eps: float) -> float:
+    return check_nonnegative("eps", eps)
+
+
+def _safe_log(x: float) -> float:
+    return math.log(x) if x > 0 else -1e300

@@ -1,0 +1,56 @@
+"""Checking a reader's answer to a numeric exercise.
+
+Examples
+--------
+>>> from shufflelib.exercises import check_answer
+>>> check_answer(0.75, 3 / 4)
+Correct: 0.75
+True
+>>> check_answer(None, 3 / 4)
+Replace None with your answer and run the cell again.
+False
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+from ._validation import check_nonnegative
+
+__all__ = ["check_answer"]
+
+
+def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, atol: float = 0.0) -> bool:
+    """Compare a reader's numeric answer with the expected value and say how it went.
+
+    Parameters
+    ----------
+    answer
+        The reader's answer (``None`` while the exercise is not attempted).
+    expected
+        The correct value, computed by the exercise's own code.
+    rtol, atol
+        Relative and absolute tolerance: the answer is accepted when
+        ``|answer - expected| <= atol + rtol * |expected|``.
+
+    Returns
+    -------
+    bool
+        Whether the answer is accepted. A message is printed either way.
+    """
+    rtol = check_nonnegative("rtol", rtol)
+    atol = check_nonnegative("atol", atol)
+    if not isinstance(expected, numbers.Real) or not math.isfinite(expected):
+        raise ValueError(f"expected must be a finite real number, got {expected!r}")
+    if answer is None:
+        print("Replace None with your answer and run the cell again.")
+        return False
+    if not isinstance(answer, numbers.Real) or math.isnan(answer):
+        raise ValueError(f"answer must be a real number or None, got {answer!r}")
+    if abs(answer - expected) <= atol + rtol * abs(expected):
+        print(f"Correct: {answer:.6g}")
+        return True
+    direction = "too large" if answer > expected else "too small"
+    print(f"Not quite: {answer:.6g} is {direction} (tolerance {rtol:g} relative, {atol:g} absolute).")
+    return False

@@ -1,0 +1,192 @@
+"""Widgets that stay interactive on the static website.
+
+A widget in a Jupyter Book page normally needs a running kernel: on the static
+site its sliders move but nothing happens. :func:`figure_explorer` avoids that.
+It draws the figure once for every point of a small parameter grid, stacks the
+pictures in nested :class:`ipywidgets.Stack` widgets, and links each slider's
+position to the stacks' ``selected_index`` with :func:`ipywidgets.jslink`. A
+``jslink`` runs in the browser, so the same widget works in Jupyter, in Binder
+and on the website with no kernel at all.
+
+Examples
+--------
+>>> import matplotlib.pyplot as plt
+>>> import numpy as np
+>>> from shufflelib.widgets import figure_explorer
+>>> def plot(eps0, n):
+...     fig, ax = plt.subplots(figsize=(3, 2))
+...     ax.plot(np.arange(n), np.full(n, eps0))
+...     return fig
+>>> box = figure_explorer(plot, {"eps0": [0.5, 1.0], "n": [10, 100]})
+>>> len(box.children)  # two sliders and the stack of pictures
+3
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from typing import Any, Callable, Mapping, Sequence
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+__all__ = ["figure_explorer", "render_png", "MAX_GRID_POINTS"]
+
+#: Largest number of grid points (pictures) a single explorer precomputes.
+MAX_GRID_POINTS = 240
+
+
+def render_png(fig: Figure, *, dpi: int = 90) -> bytes:
+    """Render a matplotlib figure to PNG bytes and close it.
+
+    Parameters
+    ----------
+    fig
+        The figure to render.
+    dpi
+        Resolution in dots per inch.
+
+    Returns
+    -------
+    bytes
+        The PNG file's content.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> fig, ax = plt.subplots()
+    >>> render_png(fig)[:4]
+    b'\\x89PNG'
+    """
+    if not isinstance(fig, Figure):
+        raise ValueError(f"fig must be a matplotlib Figure, got {type(fig).__name__}")
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _label(value: Any) -> str:
+    if isinstance(value, float):
+        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+            exponent = math.floor(math.log10(abs(value)))
+            mantissa = value / 10**exponent
+            return f"{mantissa:g}e{exponent}" if mantissa != 1 else f"1e{exponent}"
+        return f"{value:g}"
+    if isinstance(value, int) and abs(value) >= 10**5:
+        exponent = round(math.log10(abs(value)))
+        if 10**exponent == abs(value):
+            return ("-" if value < 0 else "") + f"1e{exponent}"
+    return str(value)
+
+
+def figure_explorer(
+    plot: Callable[..., Figure],
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    labels: Mapping[str, str] | None = None,
+    initial: Mapping[str, Any] | None = None,
+    caption: Callable[..., str] | None = None,
+    dpi: int = 90,
+) -> widgets.VBox:
+    """Sliders over a parameter grid that flip between precomputed figures.
+
+    Parameters
+    ----------
+    plot
+        Called as ``plot(**params)`` for every point of the grid; returns a
+        matplotlib :class:`~matplotlib.figure.Figure` (which is rendered to PNG
+        and closed).
+    grid
+        Parameter name -> the values its slider offers (1 to 40 values each,
+        at most :data:`MAX_GRID_POINTS` grid points in all).
+    labels
+        Parameter name -> slider label (default: the parameter name).
+    initial
+        Parameter name -> the value selected at first (default: each list's
+        middle value).
+    caption
+        Optional ``caption(**params) -> str`` shown (as HTML) under each figure,
+        for example the numbers the figure shows.
+    dpi
+        Resolution of the pictures.
+
+    Returns
+    -------
+    ipywidgets.VBox
+        One slider per parameter above the stack of pictures.
+
+    Notes
+    -----
+    The sliders are linked to the stacks by :func:`ipywidgets.jslink`, which
+    runs in the browser. On the static site, and in a live kernel alike, moving
+    a slider shows the picture precomputed for that grid point; no Python code
+    runs, so the response is immediate.
+    """
+    if not callable(plot):
+        raise ValueError("plot must be a callable returning a matplotlib Figure")
+    if not isinstance(grid, Mapping) or not grid:
+        raise ValueError("grid must be a non-empty mapping of parameter name -> values")
+    names = list(grid)
+    values = {}
+    for name in names:
+        vals = list(grid[name])
+        if not 1 <= len(vals) <= 40:
+            raise ValueError(f"grid[{name!r}] must hold between 1 and 40 values, got {len(vals)}")
+        values[name] = vals
+    total = math.prod(len(v) for v in values.values())
+    if total > MAX_GRID_POINTS:
+        raise ValueError(
+            f"grid must have at most {MAX_GRID_POINTS} points in all, got {total}: use fewer values"
+        )
+    labels = dict(labels or {})
+    unknown = (set(labels) | set(initial or {})) - set(names)
+    if unknown:
+        raise ValueError(f"labels and initial may only name grid parameters, got {sorted(unknown)}")
+    if not isinstance(dpi, int) or not 20 <= dpi <= 300:
+        raise ValueError(f"dpi must be an integer in [20, 300], got {dpi!r}")
+
+    start = {}
+    for name in names:
+        if initial and name in initial:
+            if initial[name] not in values[name]:
+                raise ValueError(f"initial[{name!r}] must be one of grid[{name!r}], got {initial[name]!r}")
+            start[name] = values[name].index(initial[name])
+        else:
+            start[name] = (len(values[name]) - 1) // 2
+
+    sliders = [
+        widgets.SelectionSlider(
+            options=[(_label(v), i) for i, v in enumerate(values[name])],
+            value=start[name],
+            description=labels.get(name, name),
+            continuous_update=True,
+            style={"description_width": "initial"},
+            layout=widgets.Layout(width="min(32rem, 100%)"),
+        )
+        for name in names
+    ]
+
+    def cell(point: tuple[Any, ...]) -> widgets.Widget:
+        params = dict(zip(names, point))
+        image = widgets.Image(value=render_png(plot(**params), dpi=dpi), format="png")
+        image.layout = widgets.Layout(max_width="100%", height="auto")
+        if caption is None:
+            return image
+        return widgets.VBox([image, widgets.HTML(caption(**params))])
+
+    def build(depth: int, prefix: tuple[Any, ...]) -> widgets.Widget:
+        name = names[depth]
+        if depth == len(names) - 1:
+            children = [cell(prefix + (v,)) for v in values[name]]
+        else:
+            children = [build(depth + 1, prefix + (v,)) for v in values[name]]
+        stack = widgets.Stack(children, selected_index=start[name])
+        widgets.jslink((sliders[depth], "index"), (stack, "selected_index"))
+        return stack
+
+    figures = build(0, ())
+    return widgets.VBox([*sliders, figures])
+
