@@ -1,0 +1,91 @@
+"""Shared parameter checks and the certified monotone root finders."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from shufflelib._roots import first_true, last_true
+from shufflelib._validation import (
+    check_array,
+    check_generator,
+    check_in_range,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: check_positive("eps0", 0), "eps0 must be a finite number > 0"),
+        (lambda: check_positive("eps0", -1.0), "eps0"),
+        (lambda: check_positive("eps0", float("nan")), "eps0 must be a number, got NaN"),
+        (lambda: check_positive("eps0", float("inf")), "eps0"),
+        (lambda: check_positive("eps0", "1"), "eps0 must be a real number"),
+        (lambda: check_positive("eps0", True), "eps0 must be a real number"),
+        (lambda: check_nonnegative("eps", -0.1), "eps must be a finite number >= 0"),
+        (lambda: check_probability("delta", 0.0), r"delta must be in \(0, 1\)"),
+        (lambda: check_probability("delta", 1.0), r"delta must be in \(0, 1\)"),
+        (lambda: check_probability("p", 1.5, closed_high=True), r"p must be in \(0, 1\]"),
+        (lambda: check_int("n", 1, minimum=2), "n must be an integer >= 2"),
+        (lambda: check_int("n", 2.5), "n must be an integer"),
+        (lambda: check_int("k", 11, minimum=2, maximum=10), "k must be an integer >= 2 and <= 10"),
+        (lambda: check_in_range("alpha", 2.0, 0.0, 1.0), r"alpha must be in \[0.0, 1.0\]"),
+        (lambda: check_generator("rng", 42), "rng must be a numpy.random.Generator"),
+        (lambda: check_array("x", [[1, 2]], ndim=1), "x must be a 1-dimensional array"),
+        (lambda: check_array("x", [1, float("nan")]), "x must contain only finite numbers"),
+        (lambda: check_array("x", [0, 3], high=2), "x must have every entry <= 2"),
+        (lambda: check_array("x", [0.5], integral=True), "x must contain only integers"),
+    ],
+)
+def test_checks_name_the_parameter_and_range(call, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_checks_return_converted_values() -> None:
+    assert check_positive("x", np.float32(2.0)) == 2.0
+    assert check_int("n", np.int64(10**9), minimum=2) == 10**9
+    assert check_int("n", 1e6) == 10**6
+    assert check_probability("p", 1.0, closed_high=True) == 1.0
+    rng = np.random.default_rng(0)
+    assert check_generator("rng", rng) is rng
+    assert check_array("x", [1, 2], ndim=1, integral=True).tolist() == [1.0, 2.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(root=st.floats(0.001, 0.999), scale=st.floats(0.1, 100.0))
+def test_first_true_rounds_up(root: float, scale: float) -> None:
+    # ok(x) holds from the root on; the answer must satisfy ok and lie within the tolerance.
+    x = first_true(lambda t: t >= root, lambda t: scale * (root - t), 0.0, 1.0)
+    assert x >= root
+    assert x - root <= 1e-9 * root + 1e-12 + 1e-15
+
+
+@settings(max_examples=60, deadline=None)
+@given(root=st.floats(0.001, 0.999), power=st.floats(0.2, 5.0))
+def test_last_true_rounds_down(root: float, power: float) -> None:
+    x = last_true(lambda t: t <= root, lambda t: t**power - root**power, 0.0, 1.0)
+    assert x <= root
+    assert root - x <= 1e-9 * root + 1e-12 + 1e-15
+
+
+def test_root_finders_certify_even_when_the_score_misleads() -> None:
+    # The score crosses zero at 0.3 but ok() only holds from 0.7 on: ok() wins.
+    x = first_true(lambda t: t >= 0.7, lambda t: 0.3 - t, 0.0, 1.0)
+    assert 0.7 <= x <= 0.7 + 1e-9
+    # A score that is not finite everywhere falls back to bisection.
+    y = last_true(lambda t: t <= 0.25, lambda t: math.inf if t > 0.5 else t - 0.25, 0.0, 1.0)
+    assert 0.25 - 1e-9 <= y <= 0.25
+
+
+def test_endpoints() -> None:
+    assert first_true(lambda t: True, lambda t: -1.0, 0.0, 1.0) == 0.0
+    assert last_true(lambda t: True, lambda t: -1.0, 0.0, 1.0) == 1.0
