@@ -1,0 +1,106 @@
+"""Time every amplification bound on the three questions and print a Markdown table.
+
+Run ``python benchmarks/bench_bounds.py``. Each cell is one call on a fresh
+bound object, shown as ``value (wall-clock seconds)``; module-level tables
+cached by an earlier cell of the same row (same ``n`` and ``eps0``) are reused:
+
+* ``epsilon`` at ``eps0 = 1``, ``delta = 1e-6`` for ``n = 1e4, 1e6, 1e8``;
+* ``delta`` at ``n = 1e6``, ``eps0 = 1``, ``eps = 0.01``;
+* ``max_eps0`` at ``n = 1e6``, ``eps = 0.01``, ``delta = 1e-6``.
+
+Bounds covering ``"generic"`` are run on it, the others on k-RR with ``k = 2``
+and ``k = 3`` (the exact k-RR curve is a closed form for ``k = 2`` only, and
+takes ~10 s at ``n = 1e8`` for ``k = 3``).
+Bound modules that do not exist yet are skipped with a note; a question a
+bound's theorem does not cover is shown as ``n/a``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+#: (module, class) of every bound the registry is meant to hold.
+KNOWN = [
+    ("erlingsson", "ErlingssonBound"),
+    ("blanket", "BlanketHoeffding"),
+    ("blanket", "BlanketBennett"),
+    ("clones", "ClonesClosedForm"),
+    ("clones", "ClonesNumerical"),
+    ("stronger_clones", "StrongerClones"),
+    ("exact", "ExactKRR"),
+]
+EPS0, DELTA, EPS = 1.0, 1e-6, 0.01
+SIZES = (10**4, 10**6, 10**8)
+
+
+def load_bounds() -> tuple[list[type], list[str]]:
+    """Bound classes from the registry, or module by module if some are missing."""
+    try:
+        from shufflelib.bounds import BOUNDS
+
+        return list(BOUNDS.values()), []
+    except ImportError:
+        pass
+    classes, notes = [], []
+    for module, cls in KNOWN:
+        try:
+            classes.append(getattr(importlib.import_module(f"shufflelib.bounds.{module}"), cls))
+        except (ImportError, AttributeError) as err:
+            notes.append(f"skipped {cls} (shufflelib/bounds/{module}.py): {err}")
+    return classes, notes
+
+
+def timed(fn) -> str:
+    """``value (seconds)``, or ``n/a`` / the error for calls that do not answer."""
+    from shufflelib.bounds.base import NotApplicableError
+
+    start = time.perf_counter()
+    try:
+        value = fn()
+    except NotApplicableError:
+        return "n/a"
+    except (ValueError, RuntimeError, ArithmeticError, NotImplementedError) as err:
+        return f"error: {type(err).__name__}"  # a benchmark reports failures instead of stopping
+    elapsed = time.perf_counter() - start
+    shown = f"{value:.4g}" if math.isfinite(value) else str(value)
+    return f"{shown} ({elapsed:.3f} s)"
+
+
+def settings_for(cls: type) -> list[tuple[str, dict]]:
+    """Mechanisms to run: ``generic`` if covered, else k-RR with k = 2 and k = 3."""
+    if "generic" in cls.mechanisms:
+        return [("generic", {})]
+    return [(f"krr (k={k})", {"mechanism": "krr", "k": k}) for k in (2, 3)]
+
+
+def row(cls: type, mechanism: str, kwargs: dict) -> list[str]:
+    """The table row of one bound class on one mechanism."""
+    cells = [cls.name, mechanism]
+    cells += [timed(lambda n=n: cls(**kwargs).epsilon(n, EPS0, DELTA)) for n in SIZES]
+    cells.append(timed(lambda: cls(**kwargs).delta(10**6, EPS0, EPS)))
+    cells.append(timed(lambda: cls(**kwargs).max_eps0(10**6, EPS, DELTA)))
+    return cells
+
+
+def main() -> None:
+    classes, notes = load_bounds()
+    header = ["bound", "mechanism"] + [f"eps, n=1e{round(math.log10(n))}" for n in SIZES]
+    header += [f"delta(eps={EPS}), n=1e6", f"max_eps0(eps={EPS}), n=1e6"]
+    print(f"eps0 = {EPS0}, delta = {DELTA}; cells: value (wall-clock seconds)\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for cls in classes:
+        for mechanism, kwargs in settings_for(cls):
+            print("| " + " | ".join(row(cls, mechanism, kwargs)) + " |", flush=True)
+    for note in notes:
+        print(f"\nNote: {note}")
+
+
+if __name__ == "__main__":
+    main()
