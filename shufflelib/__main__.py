@@ -34,6 +34,8 @@ from typing import Any, NoReturn
 
 from ._validation import check_int
 from .bounds import BOUNDS, MECHANISMS, AmplificationBound, NotApplicableError
+from .personalized.cli import PersonalizedFamily
+from .population.cli import PopulationFamily
 
 __all__ = ["main", "build_parser", "Question", "Argument", "Family", "UniformFamily", "FAMILIES", "QUESTIONS"]
 
@@ -55,6 +57,7 @@ class Question:
     help: str
 
 
+#: The three subcommands, in the order the parser lists them.
 QUESTIONS: tuple[Question, ...] = (
     Question("epsilon", "eps", "central epsilon of n shuffled eps0-LDP reports at a given delta"),
     Question("delta", "delta", "central delta of n shuffled eps0-LDP reports at a given epsilon"),
@@ -114,7 +117,7 @@ class Family(ABC):
         string value (``None`` if not given). Returns the record printed by
         ``--json``: the parsed inputs and the answer under ``question.answer``.
         Raises :class:`ValueError` for bad values and
-        :class:`~shufflelib.bounds.NotApplicableError` when the theorem does not
+        :class:`~shufflelib.bounds.base.NotApplicableError` when the theorem does not
         cover them.
         """
 
@@ -193,7 +196,7 @@ class UniformFamily(Family):
 
 
 #: Every family the calculator knows; the parser is built from this list.
-FAMILIES: list[Family] = [UniformFamily()]
+FAMILIES: list[Family] = [UniformFamily(), PersonalizedFamily(), PopulationFamily()]
 
 
 # ------------------------------------------------------------------ parser

@@ -55,9 +55,22 @@ def _safe_log(x: float) -> float:
 class PrivacyCurve(ABC):
     """A privacy guarantee seen as a profile, its inverse and a trade-off function.
 
-    Subclasses implement :meth:`_delta_array` (vectorized, for an array of
+    Subclasses implement ``_delta_array`` (vectorized, for an array of
     ε >= 0) and may override :meth:`tradeoff`; the default trade-off uses the
     profile-to-trade-off conversion of :class:`ProfileCurve`.
+
+    Examples
+    --------
+    The three views of one guarantee, for randomized response with ``eps0 = 1``:
+
+    >>> import numpy as np
+    >>> from shufflelib.curves import DominatingPair
+    >>> p = np.e / (1 + np.e)
+    >>> curve = DominatingPair(np.log([p, 1 - p]), np.log([1 - p, p]))
+    >>> round(float(curve.delta(0.0)), 4), round(curve.epsilon(0.1), 4)
+    (0.4621, 0.8529)
+    >>> round(float(curve.tradeoff(0.1)), 4)
+    0.7282
     """
 
     @abstractmethod
@@ -99,7 +112,7 @@ class PrivacyCurve(ABC):
     def epsilon(self, delta: float) -> float:
         """Smallest ε >= 0 with ``delta(ε) <= delta`` (rounded up).
 
-        Found with :func:`shufflelib._roots.first_true`: the returned ε satisfies
+        Found with ``shufflelib._roots.first_true``: the returned ε satisfies
         ``delta(ε) <= delta`` as evaluated, and exceeds the true root by at most
         ``1e-9·ε + 1e-12``. Returns ``inf`` if no ε <= 1e4 reaches ``delta``.
 
@@ -363,7 +376,7 @@ class ProfileCurve(PrivacyCurve):
         Function mapping a 1-D numpy array of ε >= 0 to the array of δ(ε);
         non-increasing in ε, values in ``[0, 1]``.
     eps_grid
-        ε values used by :meth:`tradeoff` (default: 4001 points from 0 to
+        ε values used by :meth:`~shufflelib.curves.PrivacyCurve.tradeoff` (default: 4001 points from 0 to
         ``epsilon(1e-15)``).
 
     Notes

@@ -38,6 +38,12 @@ def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, a
     -------
     bool
         Whether the answer is accepted. A message is printed either way.
+
+    Examples
+    --------
+    >>> check_answer(96.0, 95.95, rtol=1e-2)
+    Correct: 96
+    True
     """
     rtol = check_nonnegative("rtol", rtol)
     atol = check_nonnegative("atol", atol)

@@ -131,7 +131,7 @@ class LocalRandomizer(LocalPrivacyDescription):
     """Base class of concrete, samplable ``eps0``-LDP randomizers.
 
     Subclasses define :attr:`domain` (inputs), :attr:`output_domain`,
-    :attr:`blanket_weight`, :meth:`randomize`, :meth:`log_likelihood` and
+    :attr:`~LocalPrivacyDescription.blanket_weight`, :meth:`randomize`, :meth:`log_likelihood` and
     :meth:`blanket_sample`; :meth:`likelihood` follows.
 
     Examples
@@ -432,7 +432,7 @@ class GenericLDP(LocalPrivacyDescription):
     Generic amplification bounds hold for *every* ``eps0``-LDP randomizer and use
     only the blanket guarantee ``gamma >= e^{-eps0}`` (Balle et al. 2019): since
     ``min_x p(y|x) >= e^{-eps0} p(y|x0)`` for every ``y``, integrating gives
-    ``gamma >= e^{-eps0}``. :attr:`blanket_weight` is this guaranteed value.
+    ``gamma >= e^{-eps0}``. :attr:`~LocalPrivacyDescription.blanket_weight` is this guaranteed value.
 
     This is deliberately a description, not a :class:`LocalRandomizer`: no
     randomizer has blanket weight exactly ``e^{-eps0}`` (integrating

@@ -97,8 +97,8 @@ def figure_explorer(
     ----------
     plot
         Called as ``plot(**params)`` for every point of the grid; returns a
-        matplotlib :class:`~matplotlib.figure.Figure` (which is rendered to PNG
-        and closed).
+        matplotlib :class:`~matplotlib.figure.Figure` (rendered to PNG and
+        closed) or a string of HTML (shown as is, e.g. a table of numbers).
     grid
         Parameter name -> the values its slider offers (1 to 40 values each,
         at most :data:`MAX_GRID_POINTS` grid points in all).
@@ -124,6 +124,17 @@ def figure_explorer(
     runs in the browser. On the static site, and in a live kernel alike, moving
     a slider shows the picture precomputed for that grid point; no Python code
     runs, so the response is immediate.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> def plot(k):
+    ...     fig, ax = plt.subplots(figsize=(2, 2))
+    ...     ax.plot(range(k))
+    ...     return fig
+    >>> box = figure_explorer(plot, {"k": [2, 3, 4]}, caption=lambda k: f"k = {k}")
+    >>> [type(w).__name__ for w in box.children]
+    ['SelectionSlider', 'Stack']
     """
     if not callable(plot):
         raise ValueError("plot must be a callable returning a matplotlib Figure")
@@ -171,11 +182,20 @@ def figure_explorer(
 
     def cell(point: tuple[Any, ...]) -> widgets.Widget:
         params = dict(zip(names, point))
-        image = widgets.Image(value=render_png(plot(**params), dpi=dpi), format="png")
-        image.layout = widgets.Layout(max_width="100%", height="auto")
+        shown = plot(**params)
+        if isinstance(shown, str):
+            view: widgets.Widget = widgets.HTML(shown)
+        elif isinstance(shown, Figure):
+            view = widgets.Image(value=render_png(shown, dpi=dpi), format="png")
+            view.layout = widgets.Layout(max_width="100%", height="auto")
+        else:
+            raise ValueError(
+                f"plot must return a matplotlib Figure or a str of HTML, got {type(shown).__name__} "
+                f"at {params}"
+            )
         if caption is None:
-            return image
-        return widgets.VBox([image, widgets.HTML(caption(**params))])
+            return view
+        return widgets.VBox([view, widgets.HTML(caption(**params))])
 
     def build(depth: int, prefix: tuple[Any, ...]) -> widgets.Widget:
         name = names[depth]

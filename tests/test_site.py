@@ -1,7 +1,8 @@
 """Open the built website in headless Chromium, with no network, as a reader would.
 
-The book is built with ``jupyter-book build . -W`` (the README's build command; fast
-when the execution cache and the Sphinx environment are warm), served from
+The book is built with ``jupyter-book build . -W -n`` (the README's build command:
+strict and nitpicky, so every reference must resolve; fast when the execution cache
+and the Sphinx environment are warm), served from
 ``127.0.0.1``, and opened in Debian's Chromium. Every request to any other host is
 blocked and recorded, so the checks below prove the site is self-contained: math is
 typeset by the vendored MathJax, figures are shown, and moving a widget's slider
@@ -60,14 +61,14 @@ def site() -> Path:
     """Build the book (strict) and return the HTML folder."""
     jupyter_book = shutil.which("jupyter-book") or str(Path(sys.executable).with_name("jupyter-book"))
     result = subprocess.run(
-        [jupyter_book, "build", ".", "-W"],
+        [jupyter_book, "build", ".", "-W", "-n"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=3600,
     )
     if result.returncode != 0:
-        pytest.fail(f"jupyter-book build . -W failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
+        pytest.fail(f"jupyter-book build . -W -n failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}")
     assert (HTML / CHAPTER_1).exists()
     return HTML
 

@@ -64,6 +64,14 @@ def test_caption_is_shown_under_each_picture() -> None:
     assert captions == ["<b>x = 1</b>", "<b>x = 2</b>"]
 
 
+def test_html_cells_and_wrong_return_type() -> None:
+    box = figure_explorer(lambda x: f"<table><tr><td>{x}</td></tr></table>", {"x": [1, 2]})
+    stack = box.children[-1]
+    assert [cell.value for cell in stack.children] == ["<table><tr><td>1</td></tr></table>", "<table><tr><td>2</td></tr></table>"]
+    with pytest.raises(ValueError, match="plot must return"):
+        figure_explorer(lambda x: 42, {"x": [1]})
+
+
 def test_render_png_closes_the_figure() -> None:
     fig, _ = plt.subplots()
     number = fig.number

@@ -54,6 +54,16 @@ def get_bound(name: str, mechanism: str = "generic", k: int | None = None) -> Am
         ``"generic"``, ``"laplace"`` or ``"krr"`` (each bound accepts the families it covers).
     k
         Domain size for ``mechanism="krr"``.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import get_bound
+    >>> bound = get_bound("clones")
+    >>> eps = bound.epsilon(n=10_000, eps0=1.0, delta=1e-6)
+    >>> round(eps, 3)
+    0.053
+    >>> bound.delta(10_000, 1.0, eps) <= 1e-6
+    True
     """
     if name not in BOUNDS:
         raise ValueError(f"bound must be one of {', '.join(BOUNDS)}, got {name!r}")

@@ -10,7 +10,7 @@ A bound for shuffling ``n`` reports of an ``eps0``-LDP randomizer answers
 A subclass implements either ``_delta`` (a privacy profile, monotone decreasing
 in ``eps``) or ``_epsilon`` (a closed form, monotone decreasing in ``delta``);
 the other questions are answered by certified monotone root finding
-(:mod:`shufflelib._roots`), which rounds in the safe direction: ε and δ up,
+(``shufflelib._roots``), which rounds in the safe direction: ε and δ up,
 the largest ``eps0`` down.
 """
 
@@ -35,7 +35,17 @@ DELTA_FLOOR = 1e-300
 
 
 class NotApplicableError(ValueError):
-    """The bound's theorem does not cover these parameters (its validity range is stated)."""
+    """The bound's theorem does not cover these parameters (its validity range is stated).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import ErlingssonBound, NotApplicableError
+    >>> try:
+    ...     ErlingssonBound().epsilon(n=10_000, eps0=2.0, delta=1e-6)
+    ... except NotApplicableError as error:
+    ...     print("not applicable")
+    not applicable
+    """
 
 
 class AmplificationBound(ABC):
@@ -50,6 +60,18 @@ class AmplificationBound(ABC):
         :attr:`mechanisms` are accepted.
     k
         Domain size for ``mechanism="krr"`` (an integer >= 2).
+
+    Examples
+    --------
+    Every bound answers the same three questions:
+
+    >>> from shufflelib.bounds import BlanketBennett
+    >>> bound = BlanketBennett(mechanism="krr", k=10)
+    >>> eps = bound.epsilon(n=100_000, eps0=2.0, delta=1e-8)
+    >>> bound.delta(100_000, 2.0, eps) <= 1e-8
+    True
+    >>> bound.epsilon(100_000, bound.max_eps0(100_000, eps, 1e-8), 1e-8) <= eps
+    True
     """
 
     #: Short name used by the command line (``--bound``).

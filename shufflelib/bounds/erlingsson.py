@@ -44,9 +44,9 @@ class ErlingssonBound(AmplificationBound):
     """Erlingsson et al. (2019): ``eps = 12 eps0 sqrt(log(1/delta) / n)``.
 
     Valid for a generic ``eps0``-LDP randomizer when ``eps0 < 1/2``,
-    ``n >= 1000`` and ``delta < 1/100``. Outside that regime :meth:`epsilon`
+    ``n >= 1000`` and ``delta < 1/100``. Outside that regime :meth:`~shufflelib.bounds.base.AmplificationBound.epsilon`
     raises :class:`~shufflelib.bounds.base.NotApplicableError` (naming the
-    violated condition); so does :meth:`delta` when ``n`` or ``eps0`` is
+    violated condition); so does :meth:`~shufflelib.bounds.base.AmplificationBound.delta` when ``n`` or ``eps0`` is
     outside, while a ``delta`` that would not be below ``1/100`` is reported
     as ``1`` (nothing certified).
 
@@ -77,9 +77,11 @@ class ErlingssonBound(AmplificationBound):
     )
     mechanisms = ("generic",)
 
-    #: The corollary's regime: ``n >= MIN_N``, ``eps0 < EPS0_LIMIT``, ``delta < DELTA_LIMIT``.
+    #: Smallest number of users the corollary covers.
     MIN_N = 1000
+    #: The corollary needs ``eps0`` strictly below this.
     EPS0_LIMIT = 0.5
+    #: The corollary needs ``delta`` strictly below this.
     DELTA_LIMIT = 0.01
 
     def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
