@@ -28,6 +28,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from test_chapters import toc_files
+
 ROOT = Path(__file__).resolve().parents[1]
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -125,6 +127,15 @@ def page(browser, server):
     context.close()
 
 
+BAD_MATH = "mjx-merror, mjx-mtext[style*='color: red']"
+
+
+def wait_for_math(page) -> None:
+    """Wait until MathJax has typeset the page (pages without math return at once)."""
+    page.wait_for_function("() => !window.MathJax || (window.MathJax.startup && window.MathJax.startup.promise)")
+    page.evaluate("() => window.MathJax && window.MathJax.startup ? window.MathJax.startup.promise : null")
+
+
 def visible_images(page) -> list[str]:
     """The sources of the widget pictures that are currently displayed."""
     return page.evaluate(
@@ -138,10 +149,11 @@ def test_chapter_1_renders_math_figures_and_live_widgets(page, server) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.goto(f"{server}/{CHAPTER_1}", wait_until="load")
 
-    # Math: MathJax (served by the site) has typeset the page, without errors.
+    # Math: MathJax (served by the site) has typeset the page, without errors or unknown macros.
     page.wait_for_selector("mjx-container", timeout=30_000)
+    wait_for_math(page)
     assert page.locator("mjx-container").count() > 20
-    assert page.locator("mjx-merror").count() == 0
+    assert page.locator(BAD_MATH).count() == 0
 
     # Figures: the matplotlib outputs are displayed.
     figures = page.evaluate(
@@ -183,10 +195,19 @@ def test_chapter_1_renders_math_figures_and_live_widgets(page, server) -> None:
     assert not page.errors, f"JavaScript errors on the page: {page.errors}"
 
 
-def test_preface_has_no_external_requests(page, server) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.goto(f"{server}/book/preface.html", wait_until="networkidle")
-    page.wait_for_selector("mjx-container", timeout=30_000)
-    page.screenshot(path=str(SHOTS / "preface.png"))
-    assert not page.blocked, f"the page tried to reach other hosts: {page.blocked}"
-    assert not page.errors, f"JavaScript errors on the page: {page.errors}"
+def book_pages() -> list[str]:
+    return [entry + ".html" for entry in toc_files()]
+
+
+@pytest.mark.parametrize("path", book_pages())
+def test_every_page_is_self_contained_and_its_math_renders(page, server, path) -> None:
+    """No request leaves the site, no JavaScript error, no MathJax error or undefined macro."""
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    wait_for_math(page)
+    bad = page.locator(BAD_MATH)
+    assert bad.count() == 0, f"{path}: math that did not render: {bad.first.inner_text()!r}"
+    assert not page.blocked, f"{path} tried to reach other hosts: {page.blocked}"
+    assert not page.errors, f"JavaScript errors on {path}: {page.errors}"
+    if path == "book/preface.html":
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "preface.png"))

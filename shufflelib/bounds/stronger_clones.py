@@ -20,7 +20,7 @@ difference between the two pairs).
 Scope — read this. The paper's erratum states that the proof of its Lemma 3.5
 is wrong for general randomizers and that Theorems 3.1/3.2 hold only for a
 restricted class of local randomizers. Indeed the decomposition above forces
-``Q0 + Q1 = R(x1) + R(x1')`` and so needs, for all inputs ``x, x1, x1'``,
+``Q0 + Q1 = R(x1) + R(x1')`` and so needs, for all inputs ``x`` and ``x1 != x1'``,
 ``R(x)(y) >= (R(x1)(y) + R(x1')(y)) / (e^{eps0}+1)`` for every output ``y``;
 some ``eps0``-LDP randomizers violate it (``R(x1)(y) = R(x1')(y) = e^{eps0} R(x)(y)``).
 k-ary randomized response satisfies it for every ``k >= 2``: every output has
