@@ -39,7 +39,7 @@ class BoundSpec:
         return get_bound(self.name, self.mechanism, self.k)
 
 
-#: The comparison used throughout the book: every bound on binary randomized response
+#: The comparison used throughout the book, every bound on binary randomized response
 #: (generic bounds, bounds specialised to k-RR with k = 2, and the exact curve).
 STANDARD_SPECS: tuple[BoundSpec, ...] = (
     BoundSpec("Erlingsson et al. (generic)", "erlingsson"),
