@@ -16,7 +16,7 @@ The closed forms of Theorems 1–4 of Wang et al. (IEEE TPDS 2023) are
 :class:`TemplateBound` subclasses (see :mod:`shufflelib.population.template`);
 every one is capped at ``eps0`` (the clone pair is ``eps0``-DP whatever the
 population), rounded up by a relative ``1e-12``, and raises
-:class:`~shufflelib.bounds.NotApplicableError` when its ``Omega <= 2 log(4/delta)``.
+:class:`~shufflelib.bounds.base.NotApplicableError` when its ``Omega <= 2 log(4/delta)``.
 The tight numerical bound and the exact lower bound are in
 :mod:`shufflelib.population.tight`.
 
@@ -117,8 +117,8 @@ class _ProfileInverter(_Inverter):
 class PopulationBound(ABC):
     """Base class: an upper bound on user 1's central privacy when the population is random.
 
-    A subclass overrides either :meth:`_epsilon` (a closed form, decreasing in
-    ``delta``) or :meth:`_delta` (a privacy profile, decreasing in ``eps``),
+    A subclass overrides either ``_epsilon`` (a closed form, decreasing in
+    ``delta``) or ``_delta`` (a privacy profile, decreasing in ``eps``),
     and may override :meth:`validity`. The inversions are those of
     :class:`~shufflelib.bounds.base.AmplificationBound` (certified root finding,
     rounding ε and δ up and ``eps0`` down).

@@ -25,7 +25,7 @@ When a sum would be too large, a variable is replaced by a stochastically
 smaller one (values rounded down to the left end of a block); since the
 divergence of the clone pair decreases with the number of clones, this can
 only increase δ. The mass outside the summed ranges is kept in
-:attr:`CloneCount.dropped` and counted as if ``C = 0`` (the worst case).
+``CloneCount.dropped`` and counted as if ``C = 0`` (the worst case).
 
 Examples
 --------

@@ -124,7 +124,7 @@ def optimal_dummies(
 
     Notes
     -----
-    ``A(k)`` is :meth:`PopulationBound.max_local_eps`; the search is a grid
+    ``A(k)`` is :meth:`~shufflelib.population.bounds.PopulationBound.max_local_eps`; the search is a grid
     (the objective has no closed form), so the result is the best point tried.
 
     Examples

@@ -67,7 +67,7 @@ __all__ = [
 SINGLE_MESSAGE = ("LOCAL", "AMPLIFIED", "TIGHT", "NON-ADAPTIVE", "ADAPTIVE", "RandomCheckin")
 #: Multi-message approaches.
 MULTI_MESSAGE = ("MULTI-UNION", "MULTI-EXPECTED")
-#: UCI Adult, attribute sex: 16,192 women and 32,650 men (48,842 people).
+#: UCI Adult, attribute sex, with 16,192 women and 32,650 men (48,842 people).
 ADULT_FEMALE, ADULT_MALE = 16_192, 32_650
 
 

@@ -19,7 +19,7 @@ Three tools, from the most general to the most concrete:
   (or ``e^{E-eps'} j >= lam``), and ``h_E`` is *concave* in ``j``. So the
   largest ``h_E`` over the integers sits next to the maximiser of a concave
   function, which a bisection on its derivative finds; a certified monotone
-  root finder (:func:`shufflelib._roots.first_true`) then gives the smallest
+  root finder (``shufflelib._roots.first_true``) then gives the smallest
   such ``E``. This is exact (no truncation) and costs milliseconds even for
   ``lam = 1e9``.
 

@@ -41,6 +41,7 @@ from .dlap import dlap_variance
 
 __all__ = ["RULES", "condition7_minimum", "condition7_violations", "counting_params"]
 
+#: The parameter rules :func:`counting_params` knows, from the paper's to the most economical.
 RULES = ("paper", "corrected", "condition7", "practical")
 
 #: Noise shares ``theta`` of the error budget tried by the ``"condition7"`` and ``"practical"`` rules.
