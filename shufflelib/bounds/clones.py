@@ -261,6 +261,19 @@ class ClonePairBound(AmplificationBound):
     ``1e-9``, propagated through the cancellation). For ``eps < eps0`` values
     below ``1e-300`` are reported as ``1e-300``; ``delta(eps) = 0`` exactly for
     ``eps >= eps0``.
+
+    Examples
+    --------
+    The abstract base through :class:`ClonesNumerical` (clone probability ``e^{-eps0}``):
+
+    >>> import numpy as np
+    >>> from shufflelib.bounds.clones import ClonePairBound, ClonesNumerical
+    >>> b = ClonesNumerical()
+    >>> isinstance(b, ClonePairBound), round(b.clone_probability(1.0), 4)
+    (True, 0.3679)
+    >>> d = b.delta_profile(10_000, 1.0, np.array([0.05, 0.1, 1.0]))  # delta = 0 at eps = eps0
+    >>> [float(f"{x:.3g}") for x in d]
+    [2.14e-06, 6.42e-14, 0.0]
     """
 
     def clone_probability(self, eps0: float) -> float:

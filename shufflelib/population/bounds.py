@@ -122,6 +122,20 @@ class PopulationBound(ABC):
     and may override :meth:`validity`. The inversions are those of
     :class:`~shufflelib.bounds.base.AmplificationBound` (certified root finding,
     rounding ε and δ up and ``eps0`` down).
+
+    Examples
+    --------
+    The three questions, through the concrete :class:`BinomialTheorem`:
+
+    >>> from shufflelib.population.laws import BinomialPopulation
+    >>> thm1 = BinomialTheorem(BinomialPopulation(5001, 0.2))
+    >>> isinstance(thm1, PopulationBound)
+    True
+    >>> eps = thm1.epsilon(1.0, 1e-5)
+    >>> round(eps, 4), round(thm1.delta(1.0, eps), 10), thm1.delta(1.0, 1.0)  # round trip; 0 at eps0
+    (0.3679, 1e-05, 0.0)
+    >>> round(thm1.max_eps0(0.1, 1e-5), 4)  # the local budget reaching (0.1, 1e-5)
+    0.3711
     """
 
     #: Short name (command line ``--bound``).
@@ -225,6 +239,23 @@ class TemplateBound(PopulationBound):
 
     Subclasses implement :meth:`omega`. ``epsilon = min(master(Omega), eps0)``,
     rounded up by a relative ``1e-12``.
+
+    Examples
+    --------
+    Through the concrete :class:`BinomialTheorem`: ``Omega`` shrinks as ``eps0``
+    grows (fewer clones), and ε is the master formula at ``Omega``:
+
+    >>> import numpy as np
+    >>> from shufflelib.population.laws import BinomialPopulation
+    >>> from shufflelib.population.template import master_epsilon
+    >>> thm1 = BinomialTheorem(BinomialPopulation(5001, 0.2))
+    >>> thm1.omega(np.array([0.5, 1.0, 2.0]), 1e-5).round(2).tolist()
+    [453.43, 248.63, 62.99]
+    >>> omega = float(thm1.omega(1.0, 1e-5))
+    >>> bool(abs(thm1.epsilon(1.0, 1e-5) - float(master_epsilon(omega, 1.0, 1e-5))) < 1e-9)
+    True
+    >>> thm1.applicable(10.0, 1e-5)  # Omega <= 2 log(4/delta): too few clones
+    False
     """
 
     @abstractmethod

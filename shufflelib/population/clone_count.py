@@ -88,6 +88,18 @@ class CloneCount:
     Either a frozen scipy distribution ``dist``, or a pmf ``pmf`` on the
     integers ``start, start + 1, ...``. ``dropped`` is the probability mass not
     represented (bounds treat it as ``C = 0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.population.clone_count import CloneCount, clone_count
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> c = clone_count(PoissonPopulation(1000), 1.0)  # thinning: C ~ Poisson(1000 / e)
+    >>> c.pmf is None, round(c.mean(), 3)
+    (True, 367.879)
+    >>> explicit = CloneCount(start=2, pmf=np.array([0.25, 0.5, 0.25]))
+    >>> explicit.range(), explicit.mean(), float(explicit.cdf_below(3.5))  # Pr[C <= 3]
+    ((2, 4), 3.0, 0.75)
     """
 
     dist: object | None = None

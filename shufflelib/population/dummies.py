@@ -55,6 +55,17 @@ class DummyChoice:
         Its privacy-noise term (eq. (6) or (7)).
     grid, eps0s, objectives
         Every ``k`` tried (sorted), its ``A(k)`` and its objective.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import BinomialPopulation
+    >>> from shufflelib.population.bounds import BinomialTheorem
+    >>> law = BinomialPopulation(5001, 0.2)
+    >>> choice = optimal_dummies(lambda k: BinomialTheorem(law, k), law, 0.05, 1e-5, grid=[0, 1000, 2000, 4000])
+    >>> choice.dummies, round(choice.eps0, 4), round(choice.objective, 4)
+    (2000, 0.3768, 0.0418)
+    >>> choice.grid.tolist(), choice.eps0s.round(3).tolist()  # A(k) grows with k
+    ([0, 1000, 2000, 4000], [0.203, 0.304, 0.377, 0.484])
     """
 
     dummies: int

@@ -86,6 +86,20 @@ class Scenario:
     finite
         ``(ones, zeros)`` of a fixed dataset whose users take part independently
         (binomial participation), or ``None`` for i.i.d. data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> law = PoissonPopulation(1000)
+    >>> s = Scenario(law, 0.3, lambda k: PoissonTheorem(law, k))  # what poisson_scenario(1000, 0.3) builds
+    >>> s.theorem(0), s.checkin
+    (PoissonTheorem(PoissonPopulation(lam=1000.0), dummies=0, form='chernoff'), None)
+    >>> n, ones = s.draw(3, np.random.default_rng(0))  # participants and how many of them hold 1
+    >>> n.tolist(), ones.tolist()
+    ([1013, 920, 1011], [301, 280, 316])
+    >>> adult_scenario(0.2).checkin  # a fixed dataset with binomial participation
+    RandomCheckin(n_prime=48842, alpha=0.2, slots=9768)
     """
 
     law: PopulationLaw
@@ -151,6 +165,14 @@ class Plan:
         Whether dummies pad the batch.
     protocol
         The multi-message protocol's parameters (``None`` for single-message approaches).
+
+    Examples
+    --------
+    >>> Plan("LOCAL", 0.5)
+    Plan(method='LOCAL', eps0=0.5, dummies=0, adaptive=False, protocol=None)
+    >>> plans = plan(poisson_scenario(1000, 0.3), 0.1, 1e-5, ("LOCAL", "AMPLIFIED"))
+    >>> plans["LOCAL"].eps0, round(plans["AMPLIFIED"].eps0, 4)  # amplification allows a larger local budget
+    (0.1, 0.3831)
     """
 
     method: str
@@ -217,6 +239,17 @@ def mean_tve(
         approaches, so that their errors are compared on the same participants).
     rng
         Randomness of the reports.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scenario = poisson_scenario(1000, 0.3)
+    >>> plans = plan(scenario, 0.1, 1e-5, ("LOCAL", "AMPLIFIED"))
+    >>> draws = scenario.draw(500, np.random.default_rng(0))
+    >>> round(mean_tve(scenario, plans["LOCAL"], draws, np.random.default_rng(1)), 2)  # eps0 = 0.1
+    0.51
+    >>> round(mean_tve(scenario, plans["AMPLIFIED"], draws, np.random.default_rng(1)), 2)  # eps0 = 0.383
+    0.13
     """
     n, ones = draws
     if approach.protocol is not None:

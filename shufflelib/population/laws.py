@@ -203,6 +203,18 @@ class PopulationLaw(ABC):
     Subclasses provide the frozen scipy distribution of ``N − 1`` (or override
     the pmf/cdf methods) and, when it has a closed form, the law of its
     binomial thinning (the number of clones).
+
+    Examples
+    --------
+    The abstract interface, through the concrete :class:`PoissonPopulation`:
+
+    >>> law = PoissonPopulation(100)
+    >>> isinstance(law, PopulationLaw), law.mean, law.variance
+    (True, 100.0, 100.0)
+    >>> float(law.cdf(99) + law.sf(99))  # Pr[N - 1 <= 99] + Pr[N - 1 > 99]
+    1.0
+    >>> law.range(1e-6), float(law.thinned(0.5).mean())  # the clones of Poisson(lam) are Poisson(lam q)
+    ((56, 151), 50.0)
     """
 
     #: Short name (used by the command line).

@@ -307,6 +307,18 @@ class MultiExpected:
         Security parameter (Definition 6: statistical distance ``2^-sigma``).
     m
         Messages per user (Proposition 1, natural log in its first term).
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> law = PoissonPopulation(1000)
+    >>> params = multi_expected(0.5, 1e-5, law)
+    >>> params.p, round(params.tau, 2), params.n_hi, params.q, params.m
+    (32, 10.13, 1124, 71936, 88)
+    >>> params.delta_sum + params.delta_sec == params.delta
+    True
+    >>> expected_delta_sum(params.eps, params.tau, params.p, law) <= params.delta_sum
+    True
     """
 
     eps: float

@@ -52,6 +52,19 @@ class TailCheck:
         ``Pr[N − 1 + k < nu]`` and ``delta/4`` (two-stage theorems; ``nan`` otherwise).
     hoeffding, hoeffding_budget
         ``Pr[|A − C/2| > sqrt(C log(4/delta)/2)]`` and ``delta/2``.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> from shufflelib.population.bounds import SubGaussianTheorem
+    >>> law = PoissonPopulation(5000)
+    >>> check = tail_check(SubGaussianTheorem(law.subgaussian_tail()), law, 1.0, 1e-3)
+    >>> round(check.omega, 1), check.clones_budget, check.clones_proved
+    (1571.1, 0.0005, 0.00075)
+    >>> f"{check.population_below:.2e}", check.population_budget
+    ('2.04e-05', 0.00025)
+    >>> f"{check.clones_below:.1e}", f"{check.hoeffding:.1e}"  # far below their budgets
+    ('7.6e-11', '4.6e-05')
     """
 
     omega: float

@@ -105,6 +105,18 @@ class MultiUnion:
         Population size the group accommodates, and the group order ``ceil(2 n_hi p)``.
     sigma, m
         Security parameter (``(1 + e^eps) 2^-sigma = delta/2``) and messages per user.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> law = PoissonPopulation(1000)
+    >>> union = multi_union(0.5, 1e-5, law)
+    >>> union.n1, union.p, round(union.a, 4), union.n_hi, union.q, union.m
+    (864, 32, 0.9845, 1142, 73088, 88)
+    >>> bool(law.cdf(union.n1 - 2) <= union.delta / 2)  # Pr[N < n1] <= delta/2
+    True
+    >>> round(union.noise_variance * union.eps**2, 3)  # about 2 / eps^2
+    2.0
     """
 
     eps: float
