@@ -1,0 +1,498 @@
+r"""Every bound of the personalized chapter, answering the three questions for a population.
+
+A :class:`PersonalizedBound` is built for a local randomizer family
+(:class:`~shufflelib.personalized.mechanisms.LocalMechanism`) and answers, for a
+:class:`~shufflelib.personalized.population.Population`:
+
+* :meth:`~PersonalizedBound.epsilon` — the central ε at a target δ (rounded up);
+* :meth:`~PersonalizedBound.delta` — the central δ at a target ε;
+* :meth:`~PersonalizedBound.max_eps0` — the largest ``ε_max`` such that the
+  population scaled to that largest level (every level multiplied by the same
+  factor) reaches ``(ε, δ)`` (rounded down).
+
+All go through the shared privacy-curve code: :meth:`~PersonalizedBound.curve`
+returns a :class:`~shufflelib.curves.PrivacyCurve` (a
+:class:`~shufflelib.curves.ProfileCurve`), whose ε(δ) is found by certified
+root finding.
+
+:data:`PERSONALIZED_BOUNDS` lists them by command-line name. ``sound`` tells
+whether the bound is a proven upper bound for the family (``False`` for the
+paper's bound with the Laplace and Gaussian mechanisms, for the baselines
+applied at the largest level to other randomizers than randomized response,
+and for the Gaussian-DP approximation, which is not a bound at all).
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from typing import Callable, ClassVar
+
+import numpy as np
+
+from .._roots import first_true, last_true
+from .._validation import check_nonnegative, check_positive, check_probability
+from ..bounds import NotApplicableError
+from ..bounds.blanket import BlanketBennett
+from ..curves import PrivacyCurve, ProfileCurve
+from .baselines import approximate_clone_term, gdp_delta, gdp_mu, lzx_proxy_epsilon, stronger_clones_delta
+from .clone_count import clone_pair_delta
+from .mechanisms import LocalMechanism
+from .population import Population
+from .sound import sound_delta
+from .theorems import paper_plan, theorem2_delta, theorem2_printed_delta
+
+__all__ = [
+    "PersonalizedBound",
+    "PaperTheorem2",
+    "PaperTheorem2Printed",
+    "PaperClonePair",
+    "SoundClones",
+    "StrongerClonesAtMax",
+    "BlanketAtMax",
+    "GaussianDPApproximation",
+    "LZXProxy",
+    "PERSONALIZED_BOUNDS",
+    "get_personalized_bound",
+]
+
+#: Largest ε_max searched by ``max_eps0``.
+EPS0_MAX = 20.0
+
+_LIU24 = (
+    "Y. Liu, Y. Liu, L. Xiong, Y. Gu, H. Chen. Enhanced privacy bound for shuffle model with "
+    "personalized privacy. arXiv:2407.18157, 2024."
+)
+
+
+class PersonalizedBound(ABC):
+    """A privacy bound for shuffled personalized randomizers of one family.
+
+    Parameters
+    ----------
+    mechanism
+        The local randomizer family; must be one of :attr:`kinds`.
+
+    Examples
+    --------
+    Each bound says whether it is proven for the randomizer family it is given:
+
+    >>> from shufflelib.personalized.bounds import PaperTheorem2, SoundClones
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized.population import Population
+    >>> population = Population([0.5, 1.0], [500, 500])
+    >>> bound = SoundClones(LocalMechanism("rr"))
+    >>> bound.sound, round(bound.epsilon(population, 1e-6), 4)
+    (True, 0.1347)
+    >>> PaperTheorem2(LocalMechanism("laplace")).sound
+    False
+    """
+
+    #: Command-line name.
+    name: ClassVar[str] = ""
+    #: Human-readable title.
+    title: ClassVar[str] = ""
+    #: Bibliographic reference.
+    reference: ClassVar[str] = ""
+    #: Randomizer kinds the bound accepts.
+    kinds: ClassVar[tuple[str, ...]] = ("rr", "laplace", "gaussian")
+    #: Kinds for which the bound is a proven upper bound.
+    sound_for: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, mechanism: LocalMechanism) -> None:
+        if not isinstance(mechanism, LocalMechanism):
+            raise ValueError(f"mechanism must be a LocalMechanism, got {type(mechanism).__name__}")
+        if mechanism.kind not in self.kinds:
+            raise ValueError(
+                f"mechanism must be one of {', '.join(self.kinds)} for the {self.name} bound, got {mechanism.kind!r}"
+            )
+        self.mechanism = mechanism
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.mechanism.label})"
+
+    @property
+    def sound(self) -> bool:
+        """Whether this is a proven upper bound for the chosen randomizer family."""
+        return self.mechanism.kind in self.sound_for
+
+    # ------------------------------------------------------------ to override
+    @abstractmethod
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        """δ(ε) for a 1-D array of ε >= 0 (non-increasing)."""
+
+    def validity(self, population: Population) -> str | None:
+        """``None`` if the bound covers the population, else the reason."""
+        if self.mechanism.needs_delta and np.any(population.delta <= 0):
+            return f"the {self.mechanism.label} mechanism needs a local delta > 0 for every user"
+        return None
+
+    # ------------------------------------------------------------ public API
+    def curve(self, population: Population) -> PrivacyCurve:
+        """The bound's privacy curve for ``population``.
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.population import Population
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> c = SoundClones(LocalMechanism("rr")).curve(Population([1.0], [10_000]))
+        >>> 0 < c.epsilon(1e-6) < 1
+        True
+        """
+        self._require(population)
+        return ProfileCurve(self._profile(population))
+
+    def delta(self, population: Population, eps: float) -> float:
+        """Central δ at central ε (>= 0).
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.population import Population
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> b = StrongerClonesAtMax(LocalMechanism("rr"))
+        >>> f"{b.delta(Population([1.0, 2.0], [9_999, 1]), 0.1):.1e}"
+        '6.0e-06'
+        """
+        eps = check_nonnegative("eps", eps)
+        return float(self.curve(population).delta(eps))
+
+    def epsilon(self, population: Population, delta: float) -> float:
+        """Central ε at central δ in (0, 1) (rounded up; ``inf`` if no ε <= 1e4 reaches δ).
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.population import Population
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> round(PaperTheorem2(LocalMechanism("laplace")).epsilon(Population([1.0], [10_000]), 1e-5), 4)
+        0.0282
+        """
+        delta = check_probability("delta", delta)
+        return float(self.curve(population).epsilon(delta))
+
+    def max_eps0(self, population: Population, eps: float, delta: float) -> float:
+        """Largest ``ε_max`` (levels scaled in proportion) whose shuffled population is (ε, δ)-DP.
+
+        Searched in ``(0, 20]`` to relative precision ``1e-9``, rounded down.
+
+        Raises
+        ------
+        NotApplicableError
+            If even a tiny ``ε_max`` does not reach the target.
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.population import Population
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> b = SoundClones(LocalMechanism("rr"))
+        >>> e0 = b.max_eps0(Population([0.5, 1.0], [5_000, 5_000]), 0.1, 1e-6)
+        >>> 1.0 < e0 < 5.0
+        True
+        """
+        eps = check_positive("eps", eps)
+        delta = check_probability("delta", delta)
+        top = population.eps_max
+
+        def value(e0: float) -> float:
+            return self.epsilon(population.scaled(e0 / top), delta)
+
+        def ok(e0: float) -> bool:
+            return value(e0) <= eps
+
+        def score(e0: float) -> float:
+            v = value(e0)
+            return (v - eps) if math.isfinite(v) else 1e300
+
+        lo = min(eps, EPS0_MAX)
+        while lo > 1e-6 and not ok(lo):
+            lo /= 2.0
+        if not ok(lo):
+            raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
+        return last_true(ok, score, lo, EPS0_MAX)
+
+    def _require(self, population: Population) -> None:
+        if not isinstance(population, Population):
+            raise ValueError(f"population must be a Population, got {type(population).__name__}")
+        reason = self.validity(population)
+        if reason is not None:
+            raise NotApplicableError(f"{self.name} bound not applicable: {reason}")
+
+
+# ---------------------------------------------------------------- the paper
+class PaperTheorem2(PersonalizedBound):
+    """Theorem 2 of Liu et al. (2024), consistent reading: ``λ H_{e^{ε'}}(Q_0‖P_0)``.
+
+    Clone probabilities by hypothesis testing (user 1 at the largest level,
+    worst case ``x_i = x^0``, ties by the limit convention). A proven bound
+    only for randomized response: for the Laplace and Gaussian mechanisms the
+    hypothesis-testing probabilities are not valid clone probabilities (see
+    the chapter for the violations).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import table1_population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> round(PaperTheorem2(LocalMechanism("laplace")).epsilon(table1_population("Uniform1", 10_000), 1e-5), 4)
+    0.0301
+    """
+
+    name = "pers-liu24"
+    title = "Liu et al. (2024), Theorem 2 (consistent reading; not sound for laplace/gaussian)"
+    reference = _LIU24
+    sound_for = ("rr",)
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        plan = paper_plan(population, self.mechanism)
+        return lambda e: theorem2_delta(e, plan)
+
+
+class PaperTheorem2Printed(PersonalizedBound):
+    """Theorem 2 of Liu et al. (2024) exactly as printed (``t_ε`` from the aggregated ``l(t)``).
+
+    Parameters
+    ----------
+    mechanism
+        The randomizer family.
+    weights
+        ``"pi"`` (default: the evident intent, the clone-count pmf) or ``"printed"``
+        (the constant ``w_1^0`` of the paper, which cancels; ``O(n)`` per threshold).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> b = PaperTheorem2Printed(LocalMechanism("laplace"))
+    >>> b.delta(Population([3.0], [300]), 0.1) < PaperTheorem2(LocalMechanism("laplace")).delta(
+    ...     Population([3.0], [300]), 0.1)
+    True
+    """
+
+    name = "pers-liu24-printed"
+    title = "Liu et al. (2024), Theorem 2 as printed (a formula, not a bound)"
+    reference = _LIU24
+
+    def __init__(self, mechanism: LocalMechanism, weights: str = "pi") -> None:
+        super().__init__(mechanism)
+        self.weights = weights
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        plan = paper_plan(population, self.mechanism)
+        return lambda e: theorem2_printed_delta(e, plan, weights=self.weights)
+
+
+class PaperClonePair(PersonalizedBound):
+    """The exact clone pair with the paper's probabilities (no f-DP step; tighter than Theorem 2).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> pop = Population([1.0], [100])
+    >>> m = LocalMechanism("rr")
+    >>> PaperClonePair(m).delta(pop, 0.3) <= PaperTheorem2(m).delta(pop, 0.3)
+    True
+    """
+
+    name = "pers-liu24-pair"
+    title = "Clone pair with the hypothesis-testing probabilities of Liu et al. (not sound for laplace/gaussian)"
+    reference = _LIU24
+    sound_for = ("rr",)
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        plan = paper_plan(population, self.mechanism)
+        return lambda e: clone_pair_delta(e, plan.w, plan.count)
+
+
+# ---------------------------------------------------------------- sound
+class SoundClones(PersonalizedBound):
+    """The sound personalized clone bound (valid decompositions, every target level).
+
+    See :mod:`shufflelib.personalized.sound`.
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> b = SoundClones(LocalMechanism("laplace"))
+    >>> 0 < b.epsilon(Population([0.5, 1.0], [5_000, 5_000]), 1e-6) < 1
+    True
+    """
+
+    name = "pers-clones"
+    title = "Personalized clones with valid decompositions (sound; this book)"
+    reference = (
+        "This book, chapter 'Personalized privacy'; building on V. Feldman, A. McMillan, K. Talwar, "
+        "FOCS 2021 and SODA 2023."
+    )
+    sound_for = ("rr", "laplace", "gaussian")
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda e: sound_delta(e, population, self.mechanism)
+
+
+# ---------------------------------------------------------------- baselines
+class StrongerClonesAtMax(PersonalizedBound):
+    """"FV": stronger clones at the largest local ε, plus the approximate-DP term for δ_0 > 0.
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import table1_population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> b = StrongerClonesAtMax(LocalMechanism("gaussian", "paper"))
+    >>> f"{b.delta(table1_population('Uniform2', 10_000, delta=1e-10), 0.08):.1e}"   # Table 2: 6e-5
+    '5.5e-05'
+    """
+
+    name = "pers-fv"
+    title = "Feldman, McMillan, Talwar (2023), stronger clones at the largest eps_i (the paper's FV)"
+    reference = (
+        "V. Feldman, A. McMillan, K. Talwar. Stronger privacy amplification by shuffling for Rényi and "
+        "approximate differential privacy. SODA 2023."
+    )
+    sound_for = ("rr",)
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        n, e0, d0 = population.n, population.eps_max, population.delta_max
+
+        def profile(e: np.ndarray) -> np.ndarray:
+            out = stronger_clones_delta(e, n, e0)
+            if d0 > 0:
+                out = out + approximate_clone_term(e, n, e0, d0)
+            return np.minimum(out, 1.0)
+
+        return profile
+
+
+class BlanketAtMax(PersonalizedBound):
+    """"BBGN": the privacy blanket (Bennett) for a generic ε_max-LDP randomizer; pure LDP only.
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> b = BlanketAtMax(LocalMechanism("laplace"))
+    >>> 0 < b.epsilon(Population([0.5, 1.0], [5_000, 5_000]), 1e-5) < 1
+    True
+    """
+
+    name = "pers-blanket"
+    title = "Balle, Bell, Gascon, Nissim (2019), privacy blanket (Bennett) at the largest eps_i (the paper's BBGN)"
+    reference = "B. Balle, J. Bell, A. Gascón, K. Nissim. The privacy blanket of the shuffle model. CRYPTO 2019."
+    sound_for = ("rr",)
+
+    def validity(self, population: Population) -> str | None:
+        if population.delta_max > 0:
+            return "the blanket baseline is for pure local DP (every delta_i = 0)"
+        return super().validity(population)
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        blanket = BlanketBennett(mechanism="generic")
+        n, e0 = population.n, population.eps_max
+        return lambda e: np.array([blanket.delta(n, e0, float(x)) for x in np.atleast_1d(e)])
+
+
+class GaussianDPApproximation(PersonalizedBound):
+    """"CCC": the μ-GDP approximation of Chen, Cao and Ge (a CLT approximation, not a bound).
+
+    Parameters
+    ----------
+    mechanism
+        The randomizer family (only its levels are used).
+    variant
+        ``"abstract"`` (μ = sqrt(2/(S − max s_i))) or ``"table2"`` (μ = 1/sqrt(S)).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import table1_population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> b = GaussianDPApproximation(LocalMechanism("gaussian", "paper"), variant="table2")
+    >>> f"{b.delta(table1_population('Uniform2', 10_000, delta=1e-10), 0.01):.1e}"   # Table 2: 0.0042
+    '4.3e-03'
+    """
+
+    name = "pers-gdp"
+    title = "Chen, Cao, Ge (2024), Gaussian-DP approximation (the paper's CCC; not a bound)"
+    reference = (
+        "E. Chen, Y. Cao, Y. Ge. A generalized shuffle framework for privacy amplification: strengthening "
+        "privacy guarantees and enhancing utility. AAAI 2024."
+    )
+
+    def __init__(self, mechanism: LocalMechanism, variant: str = "abstract") -> None:
+        super().__init__(mechanism)
+        self.variant = variant
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        mu = gdp_mu(population, self.variant)
+        return lambda e: gdp_delta(e, mu)
+
+
+class LZXProxy(PersonalizedBound):
+    """"LZX" proxy: FMT21's closed form with the personalized expected number of clones.
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> round(LZXProxy(LocalMechanism("laplace")).epsilon(Population([1.0], [10_000]), 1e-5), 3)
+    0.199
+    """
+
+    name = "pers-lzx"
+    title = "Proxy for Liu, Zhao, Xiong, Liu, Chen (2023): FMT21 closed form with personalized clones"
+    reference = (
+        "Y. Liu, S. Zhao, L. Xiong, Y. Liu, H. Chen. Echo of neighbors: privacy amplification for "
+        "personalized private federated learning with shuffle model. AAAI 2023 (proxy, see the chapter)."
+    )
+
+    def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
+        # Invert the closed form ε(δ) (decreasing in δ): δ(ε) is the smallest δ whose ε is <= the
+        # target, found in log δ by certified root finding (rounded up, the safe side).
+        def delta_of(e: float) -> float:
+            top = math.log1p(-1e-12)
+            if lzx_proxy_epsilon(population, math.exp(top)) > e:
+                return 1.0
+            if lzx_proxy_epsilon(population, math.exp(-700.0)) <= e:
+                return math.exp(-700.0)
+            x = first_true(
+                lambda v: lzx_proxy_epsilon(population, math.exp(v)) <= e,
+                lambda v: lzx_proxy_epsilon(population, math.exp(v)) - e,
+                -700.0,
+                top,
+            )
+            return math.exp(x)
+
+        return lambda e: np.array([delta_of(float(x)) for x in np.atleast_1d(e)])
+
+    def epsilon(self, population: Population, delta: float) -> float:
+        delta = check_probability("delta", delta)
+        self._require(population)
+        return lzx_proxy_epsilon(population, delta)
+
+
+#: Every personalized bound, by command-line name.
+PERSONALIZED_BOUNDS: dict[str, type[PersonalizedBound]] = {
+    cls.name: cls
+    for cls in (
+        PaperTheorem2,
+        PaperTheorem2Printed,
+        PaperClonePair,
+        SoundClones,
+        StrongerClonesAtMax,
+        BlanketAtMax,
+        GaussianDPApproximation,
+        LZXProxy,
+    )
+}
+
+
+def get_personalized_bound(name: str, mechanism: LocalMechanism) -> PersonalizedBound:
+    """The bound registered as ``name`` for ``mechanism``.
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> get_personalized_bound("pers-clones", LocalMechanism("rr")).sound
+    True
+    """
+    if name not in PERSONALIZED_BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(PERSONALIZED_BOUNDS)}, got {name!r}")
+    return PERSONALIZED_BOUNDS[name](mechanism)

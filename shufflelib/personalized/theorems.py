@@ -1,0 +1,450 @@
+r"""Theorems 1 and 2 of Liu et al. (2024), as printed and as they can be read consistently.
+
+Notation (Sec. 3.3 of the paper). User 1 has the largest budget
+:math:`(\varepsilon_1, \delta_1)` and confounding probability :math:`w = p_1`;
+user ``i ≥ 2`` is a clone with probability :math:`2 p_i`, so the number of
+clones ``C`` is Poisson-binomial with pmf :math:`\pi_m`. Given ``C = m``,
+:math:`P_0` puts :math:`V \sim B_m = \mathrm{Bin}(m, 1/2)` reports on the
+:math:`x^1` side and :math:`Q_0` puts :math:`1 + V`; :math:`F_m, f_m` are the
+cdf and pmf of :math:`B_m` (with :math:`F_m(x) := F_m(\lfloor x \rfloor)`).
+
+**Theorem 1 (printed).** With
+:math:`\alpha(t) = \sum_{m=0}^{n-1} \pi_m F_m(m - \frac{m+1}{t+1})`,
+:math:`f_s(\alpha(t)) = (1-\delta_1)\big(2w(1-\alpha(t)) + (1-2w)\sum_m \pi_m F_m(m+1-\tfrac{m+1}{t+1})\big) + \delta_1(1-\alpha(t))`.
+At :math:`t \to \infty`, :math:`\alpha \to 1` but :math:`f_s \to (1-\delta_1)(1-2w) > 0`:
+it is not a trade-off function. Inserting the missing ":math:`1 -`" before the
+sum gives the **corrected** :math:`f_s = \lambda\, T(P_0, Q_0) + (1-\lambda)\,\mathrm{Id}`,
+:math:`\lambda = (1-\delta_1)(1-2w)`.
+
+**Theorem 2 (printed).**
+:math:`\delta_s(\varepsilon) = (-e^\varepsilon + (1-\delta_1)2w + \delta_1)\,a(t_\varepsilon) + (1-\delta_1)(1-2w)\,B(t_\varepsilon)`
+with :math:`a(t) = \sum_{m \ge 1} \pi_m F_m(m - \frac{m+1}{t+1})`,
+:math:`B(t) = \sum_{m \ge 1} \pi_m F_m(m + 1 - \frac{m+1}{t+1})` and
+:math:`t_\varepsilon = \inf\{t : (1-\delta_1)(-2w + (1-2w) l(t)) - \delta_1 \ge -e^\varepsilon\}`,
+:math:`l(t) = -\sum_m w_1^0 f_m(\lfloor m+1-\frac{m+1}{t+1} \rfloor) / \sum_m w_1^0 f_m(\lfloor m - \frac{m+1}{t+1} \rfloor)`
+(the constant :math:`w_1^0` cancels; the evident intent is :math:`\pi_m`).
+It is the convex conjugate of the corrected Theorem 1, so it equals
+
+.. math::
+
+    \delta_s(\varepsilon) = \lambda\, H_{e^{\varepsilon'}}(Q_0 \| P_0), \qquad
+    e^{\varepsilon'} = 1 + \frac{e^{\varepsilon} - 1}{\lambda},
+
+attained at the common threshold :math:`t^* = e^{-\varepsilon'}`.
+:func:`theorem2_delta` computes this consistent reading (sums from ``m = 0``),
+:func:`theorem2_printed_delta` the printed formula literally (sums from
+``m = 1``, :math:`t_\varepsilon` from :math:`l(t)` by a scan of 400
+log-spaced thresholds refined by 16 bisection steps; with weights ``"pi"``,
+counts whose pmf is below ``1e-30`` of its maximum are left out of both sums).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from scipy.special import bdtr, gammaln, logsumexp
+from scipy.stats import binom
+
+from .._validation import check_array, check_in_range
+from ..curves import DominatingPair, ProfileCurve, _lower_hull
+from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
+from .hypothesis_testing import paper_p1, paper_pi
+from .mechanisms import LocalMechanism
+from .population import Population
+
+__all__ = [
+    "ClonePlan",
+    "paper_plan",
+    "theorem2_delta",
+    "theorem2_printed_delta",
+    "theorem1_printed",
+    "theorem1_corrected",
+    "exact_pair_tradeoff",
+    "symmetrized",
+    "plan_curve",
+    "L_T_WEIGHTS",
+]
+
+_LOG2 = math.log(2.0)
+
+#: Weights in the printed l(t), either "printed" (the constant w_1^0, which cancels) or "pi".
+L_T_WEIGHTS = ("printed", "pi")
+
+
+@dataclass(frozen=True)
+class ClonePlan:
+    """User 1's mixing weight, local δ and the clone count of the other users.
+
+    Attributes
+    ----------
+    w
+        User 1's weight ``w`` in ``[0, 1/2)``.
+    delta1
+        User 1's local δ.
+    count
+        The clone count ``C`` of the other users.
+    eps1
+        User 1's local ε (informative).
+
+    Examples
+    --------
+    >>> plan = ClonePlan.homogeneous(w=0.1, q=0.2, others=99)
+    >>> round(plan.count.mean, 6)
+    19.8
+    """
+
+    w: float
+    delta1: float
+    count: CloneCount
+    eps1: float = math.inf
+
+    @property
+    def lam(self) -> float:
+        """``λ = (1 − δ_1)(1 − 2w)``."""
+        return (1.0 - self.delta1) * (1.0 - 2.0 * self.w)
+
+    @classmethod
+    def homogeneous(cls, w: float, q: float, others: int, delta1: float = 0.0) -> ClonePlan:
+        """A plan whose ``others`` users all clone with probability ``q``.
+
+        Examples
+        --------
+        >>> ClonePlan.homogeneous(0.2, 0.4, 10).count.trials
+        10
+        """
+        w = check_in_range("w", w, 0.0, 0.5, closed_high=False)
+        delta1 = check_in_range("delta1", delta1, 0.0, 1.0, closed_high=False)
+        return cls(w, delta1, CloneCount.from_binomials([q], [others]))
+
+
+def paper_plan(
+    population: Population,
+    mechanism: LocalMechanism,
+    *,
+    tie: str = "limit",
+    max_groups: int = MAX_GROUPS,
+) -> ClonePlan:
+    """The clone plan of Liu et al. (2024): user 1 at the largest level, hypothesis-testing ``p``'s.
+
+    ``w = p_1`` (:func:`~shufflelib.personalized.hypothesis_testing.paper_p1`)
+    and every other user clones with probability ``2 p_i``
+    (:func:`~shufflelib.personalized.hypothesis_testing.paper_pi`, worst case
+    ``x_i = x^0``).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> plan = paper_plan(Population([1.0, 3.0], [199, 1]), LocalMechanism("laplace"))
+    >>> round(plan.w, 4), plan.count.trials
+    (0.1116, 199)
+    """
+    return _paper_plan(population, mechanism, tie, max_groups)
+
+
+@lru_cache(maxsize=128)
+def _paper_plan(population: Population, mechanism: LocalMechanism, tie: str, max_groups: int) -> ClonePlan:
+    top = population.max_level
+    eps1, delta1 = population.eps_max, float(population.delta[top])
+    w = paper_p1(mechanism, eps1, delta1)
+    others = population.without_one(top)
+    if others is None:
+        return ClonePlan(w, delta1, CloneCount.from_binomials([0.0], [0]), eps1)
+    p, _, _ = paper_pi(mechanism, others.eps, others.delta, eps1, delta1, tie=tie)
+    count = CloneCount.from_binomials(np.minimum(2.0 * p, 1.0), others.counts, max_groups=max_groups)
+    return ClonePlan(w, delta1, count, eps1)
+
+
+def _eps_prime(eps: np.ndarray, lam: float) -> np.ndarray:
+    """``ε'`` with ``e^{ε'} = 1 + (e^ε − 1)/λ``, computed without overflow."""
+    e = np.maximum(eps, 1e-300)
+    big = np.maximum(e, 30.0)
+    log_expm1 = np.where(e > 30.0, big + np.log1p(-np.exp(-big)), np.log(np.expm1(np.minimum(e, 30.0))))
+    return np.logaddexp(0.0, log_expm1 - math.log(lam))
+
+
+def theorem2_delta(eps: object, plan: ClonePlan) -> np.ndarray:
+    """Theorem 2, consistent reading: ``λ H_{e^{ε'}}(Q_0‖P_0)`` (sums from ``m = 0``), vectorized in ε.
+
+    Exact up to the tolerances of
+    :func:`~shufflelib.personalized.clone_count.clone_pair_delta` (which
+    evaluates the ``w = 0`` clone pair, i.e. ``P_0`` against ``Q_0``).
+
+    Examples
+    --------
+    >>> import math
+    >>> plan = ClonePlan.homogeneous(w=0.5 * math.exp(-1.5), q=math.exp(-1.5), others=299)
+    >>> round(float(theorem2_delta(0.1, plan)), 5)  # digest, Sec. 7.2: 0.0389
+    0.03894
+    """
+    e = check_array("eps", eps, low=0.0)
+    lam = plan.lam
+    if lam <= 0:
+        return np.zeros(e.shape)
+    flat = np.atleast_1d(e).ravel()
+    out = lam * clone_pair_delta(_eps_prime(flat, lam), 0.0, plan.count)
+    return np.minimum(out, 1.0).reshape(e.shape)
+
+
+_PRINTED_CACHE: dict[tuple[int, str], tuple] = {}
+
+
+def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
+    """Counts, pmf, weights of l(t), and l(t) on a grid of 400 thresholds (cached per plan).
+
+    ``weights="printed"``: every ``m = 1, ..., n − 1`` with weight 1 (the constant ``w_1^0``
+    cancels); ``"pi"``: the counts where the clone-count pmf is represented.
+    """
+    key = (id(plan), weights)
+    hit = _PRINTED_CACHE.get(key)
+    if hit is not None and hit[0] is plan:
+        return hit[1]
+    if weights == "printed":
+        m = np.arange(1.0, plan.count.trials + 1.0)
+        pi = np.zeros(m.size)
+        full_m, full_pi = _pmf_table(plan, from_one=True)
+        pi[(full_m - 1).astype(int)] = full_pi
+        wts = np.ones_like(pi)
+    else:
+        m, pi = _pmf_table(plan, from_one=True)
+        keep = pi >= 1e-30 * pi.max() if pi.size else pi > 0  # negligible terms of both sums
+        m, pi = m[keep], pi[keep]
+        wts = pi
+    log_fact = gammaln(np.arange(int(m.max()) + 2 if m.size else 2, dtype=float) + 1.0)
+    grid = np.logspace(-12, 12, 400)
+    l_grid = _l_of_t(grid, m, wts, log_fact) if m.size else np.empty(0)
+    tables = (m, pi, wts, grid, l_grid, log_fact)
+    if len(_PRINTED_CACHE) > 64:
+        _PRINTED_CACHE.clear()
+    _PRINTED_CACHE[key] = (plan, tables)
+    return tables
+
+
+def _pmf_table(plan: ClonePlan, from_one: bool) -> tuple[np.ndarray, np.ndarray]:
+    m = plan.count.support
+    pi = plan.count.pmf
+    if from_one:
+        keep = m >= 1
+        m, pi = m[keep], pi[keep]
+    return m, pi
+
+
+def _a_b(t: np.ndarray, m: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``a(t) = Σ π_m F_m(m − (m+1)/(t+1))`` and ``B(t) = Σ π_m F_m(m + 1 − (m+1)/(t+1))``."""
+    x = (m[None, :] + 1.0) / (t[:, None] + 1.0)
+    a = _bin_cdf(np.floor(m[None, :] - x), m[None, :]) @ pi
+    b = _bin_cdf(np.floor(m[None, :] + 1.0 - x), m[None, :]) @ pi
+    return a, b
+
+
+def _bin_cdf(k: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """``F_m(k)`` of ``Bin(m, 1/2)``: 0 below 0, 1 from ``m`` on (``scipy.special.bdtr`` inside)."""
+    k, m = np.broadcast_arrays(k, m)
+    inside = (k >= 0) & (k < m)
+    out = np.where(k >= m, 1.0, 0.0)
+    # k and m hold whole numbers as floats; bdtr wants integer arguments (floats are deprecated).
+    out[inside] = bdtr(k[inside].astype(np.int64), m[inside].astype(np.int64), 0.5)
+    return out
+
+
+def _l_of_t(t: np.ndarray, m: np.ndarray, weights: np.ndarray, log_fact: np.ndarray) -> np.ndarray:
+    """The printed ``l(t)`` (``-inf`` where the denominator vanishes), in log space.
+
+    ``log_fact[k] = log k!`` (a table up to the largest ``m + 1``); each pmf is
+    ``f_m(v) = exp(log m! − log v! − log (m−v)! − m log 2)``, 0 outside ``[0, m]``.
+    """
+    v = np.floor(m[None, :] - (m[None, :] + 1.0) / (t[:, None] + 1.0))
+    mi = m.astype(np.int64)[None, :]
+    with np.errstate(divide="ignore"):  # zero weights are -inf logs
+        base = np.log(weights)[None, :] + log_fact[mi] - mi * _LOG2
+
+    def log_pmf(vals: np.ndarray) -> np.ndarray:
+        inside = (vals >= 0) & (vals <= m[None, :])
+        vi = np.where(inside, vals, 0.0).astype(np.int64)
+        return np.where(inside, base - log_fact[vi] - log_fact[mi - vi], -np.inf)
+
+    den = logsumexp(log_pmf(v), axis=1)
+    num = logsumexp(log_pmf(v + 1.0), axis=1)
+    out = np.full(t.shape, -np.inf)
+    ok = np.isfinite(den)
+    out[ok] = -np.exp(np.minimum(num[ok] - den[ok], 700.0))  # beyond e^700: -inf for every purpose
+    return out
+
+
+def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "printed") -> np.ndarray:
+    """Theorem 2 exactly as printed (sums from ``m = 1``, ``t_ε`` from the aggregated ``l(t)``).
+
+    Parameters
+    ----------
+    eps
+        Central ε values (>= 0).
+    plan
+        The clone plan.
+    weights
+        Weights in ``l(t)``: ``"printed"`` (the constant ``w_1^0``, which
+        cancels: an unweighted ratio over every ``m = 1, ..., n − 1``; cost
+        ``O(n)`` per threshold) or ``"pi"`` (the clone-count pmf).
+
+    Returns
+    -------
+    numpy.ndarray
+        The printed δ_s(ε) (clipped to ``[0, 1]``). This is **not** a
+        rounded-up quantity: it reproduces a formula, not a bound.
+
+    Examples
+    --------
+    >>> import math
+    >>> plan = ClonePlan.homogeneous(w=0.5 * math.exp(-1.5), q=math.exp(-1.5), others=299)
+    >>> float(theorem2_printed_delta(0.1, plan)) <= float(theorem2_delta(0.1, plan))
+    True
+    """
+    if weights not in L_T_WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(L_T_WEIGHTS)}, got {weights!r}")
+    e = check_array("eps", eps, low=0.0)
+    flat = np.atleast_1d(e).ravel()
+    m, pi, wts, grid, l_grid, log_fact = _printed_tables(plan, weights)
+    if m.size == 0:
+        return np.zeros(e.shape)
+    d1, w = plan.delta1, plan.w
+    out = np.empty(flat.shape)
+    for k, ek in enumerate(flat):
+
+        def ok(l_val: np.ndarray, ek: float = float(ek)) -> np.ndarray:
+            return (1 - d1) * (-2 * w + (1 - 2 * w) * l_val) - d1 >= -math.exp(min(ek, 700.0))
+
+        good = np.flatnonzero(ok(l_grid))
+        if good.size == 0:
+            t_eps = grid[-1]
+        elif good[0] == 0:
+            t_eps = grid[0]
+        else:
+            lo, hi = grid[good[0] - 1], grid[good[0]]
+            for _ in range(16):
+                mid = math.sqrt(lo * hi)
+                if ok(_l_of_t(np.array([mid]), m, wts, log_fact))[0]:
+                    hi = mid
+                else:
+                    lo = mid
+            t_eps = hi
+        a, b = _a_b(np.array([t_eps]), m, pi)
+        value = (-math.exp(min(ek, 700.0)) + (1 - d1) * 2 * w + d1) * a[0] + (1 - d1) * (1 - 2 * w) * b[0]
+        out[k] = value
+    return np.clip(out, 0.0, 1.0).reshape(e.shape)
+
+
+def _theorem1_curve(t: object, plan: ClonePlan, corrected: bool) -> tuple[np.ndarray, np.ndarray]:
+    tt = np.asarray(t, dtype=float)
+    if tt.ndim != 1 or np.any(np.isnan(tt)) or np.any(tt < 0):
+        raise ValueError("t must be a 1-dimensional array of thresholds >= 0 (inf allowed)")
+    m, pi = _pmf_table(plan, from_one=False)
+    alpha, b = _a_b(tt, m, pi)
+    inner = (1.0 - b) if corrected else b
+    d1, w = plan.delta1, plan.w
+    f = (1 - d1) * (2 * w * (1 - alpha) + (1 - 2 * w) * inner) + d1 * (1 - alpha)
+    return alpha, f
+
+
+def theorem1_printed(t: object, plan: ClonePlan) -> tuple[np.ndarray, np.ndarray]:
+    """The printed Theorem 1 as a parametric curve ``(α(t), f_s(α(t)))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plan = ClonePlan.homogeneous(w=0.2, q=0.3, others=20)
+    >>> a, f = theorem1_printed(np.array([np.inf]), plan)
+    >>> round(float(a[0]), 6), round(float(f[0]), 6)  # f(1) should be 0 for a trade-off function
+    (1.0, 0.6)
+    """
+    return _theorem1_curve(t, plan, corrected=False)
+
+
+def theorem1_corrected(t: object, plan: ClonePlan) -> tuple[np.ndarray, np.ndarray]:
+    """Theorem 1 with the missing ``1 −``: ``(α(t), λ T(P_0,Q_0)(α) + (1−λ)(1−α))``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plan = ClonePlan.homogeneous(w=0.2, q=0.3, others=20)
+    >>> a, f = theorem1_corrected(np.array([0.0, np.inf]), plan)
+    >>> [round(float(v), 6) for v in (a[0], f[0], a[1], f[1])]  # f(0) = 1 - λ E[2^-C] < 1
+    [0.0, 0.976744, 1.0, 0.0]
+    """
+    return _theorem1_curve(t, plan, corrected=True)
+
+
+def _pair_atoms(plan: ClonePlan, w: float) -> tuple[np.ndarray, np.ndarray]:
+    """Log-probabilities of the clone pair ``P, Q`` on atoms ``(m, v)`` (exact; small counts only)."""
+    m_all, pi = plan.count.support, plan.count.pmf
+    lp, lq = [], []
+    for m, pm in zip(m_all.astype(int), pi, strict=True):
+        if pm <= 0:
+            continue
+        v = np.arange(m + 2, dtype=float)
+        p0 = binom.pmf(v, m, 0.5)  # V ~ Bin(m, 1/2)
+        q0 = binom.pmf(v - 1, m, 0.5)  # 1 + V
+        p = (1 - w) * p0 + w * q0
+        q = (1 - w) * q0 + w * p0
+        with np.errstate(divide="ignore"):  # zero-probability atoms become -inf, as DominatingPair expects
+            lp.append(np.log(pm * p))
+            lq.append(np.log(pm * q))
+    return np.concatenate(lp), np.concatenate(lq)
+
+
+def exact_pair_tradeoff(alpha: object, plan: ClonePlan, *, symmetric: bool = False) -> np.ndarray:
+    """The exact trade-off ``T(P, Q)(α)`` of the clone pair (type I error under ``P``).
+
+    Built with :class:`~shufflelib.curves.DominatingPair` on the atoms
+    ``(m, v)``; meant for small clone counts (the number of atoms is
+    ``Σ_m (m + 2)``). ``symmetric=True`` returns the lower convex envelope of
+    ``min(T(P,Q), T(Q,P))`` (equal to ``T(P, Q)`` for this symmetric pair).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> plan = ClonePlan.homogeneous(w=0.25, q=0.0, others=0)   # user 1 alone: RR with e^eps0 = 3
+    >>> [round(float(v), 6) for v in exact_pair_tradeoff(np.array([0.0, 0.25, 1.0]), plan)]
+    [1.0, 0.25, 0.0]
+    """
+    a = check_array("alpha", alpha, low=0.0, high=1.0)
+    lp, lq = _pair_atoms(plan, plan.w)
+    missing = max(1.0 - float(np.exp(lp).sum()), 1.0 - float(np.exp(lq).sum()), 0.0)
+    pair = DominatingPair(lq, lp, symmetric=symmetric, tail_mass=min(missing + 1e-12, 1.0))
+    return np.asarray(pair.tradeoff(a), dtype=float)
+
+
+def symmetrized(alpha: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(min{f, f^{-1}})^{**}``: the symmetrization of a trade-off curve given on points.
+
+    ``f`` is given by the points ``(alpha, f)`` (non-increasing, from
+    ``(0, ≤1)`` to ``(1, 0)``); its inverse is the reflection
+    ``(f, alpha)``. The result is the lower convex hull of both point sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = symmetrized(np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.2, 0.0]))
+    >>> [round(float(v), 2) for v in np.interp([0.2, 0.5], x, y)]
+    [0.5, 0.2]
+    """
+    a = check_array("alpha", alpha, ndim=1, low=0.0, high=1.0)
+    y = check_array("f", f, ndim=1, low=0.0, high=1.0)
+    if a.size != y.size:
+        raise ValueError(f"alpha and f must have the same length, got {a.size} and {y.size}")
+    xs = np.concatenate([a, y, [0.0, 1.0]])
+    ys = np.concatenate([y, a, [1.0, 0.0]])
+    return _lower_hull(xs, ys)
+
+
+def plan_curve(plan: ClonePlan) -> ProfileCurve:
+    """Theorem 2 (consistent reading) as a :class:`~shufflelib.curves.ProfileCurve`.
+
+    Examples
+    --------
+    >>> plan = ClonePlan.homogeneous(w=0.1, q=0.2, others=9_999)
+    >>> 0 < plan_curve(plan).epsilon(1e-6) < 1
+    True
+    """
+    return ProfileCurve(lambda e: theorem2_delta(e, plan))

@@ -1,0 +1,263 @@
+"""Formulas of the personalized chapter: populations, clone probabilities, clone counts, Theorems 1-2."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import integrate, stats
+
+from shufflelib.curves import DominatingPair
+from shufflelib.personalized.clone_count import CloneCount, binomial_excess, clone_pair_delta
+from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
+from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma
+from shufflelib.personalized.population import (
+    Population,
+    gaussian_population,
+    table1_population,
+    two_level_population,
+)
+from shufflelib.personalized.theorems import (
+    ClonePlan,
+    _pair_atoms,
+    exact_pair_tradeoff,
+    paper_plan,
+    symmetrized,
+    theorem1_corrected,
+    theorem1_printed,
+    theorem2_delta,
+    theorem2_printed_delta,
+)
+
+LAPLACE = LocalMechanism("laplace")
+
+
+# ------------------------------------------------------------------ populations
+def test_population_merges_levels_and_counts():
+    pop = Population([2.0, 0.5, 2.0, 1.0], [3, 4, 5, 1])
+    assert pop.eps.tolist() == [0.5, 1.0, 2.0]
+    assert pop.counts.tolist() == [4, 1, 8]
+    assert pop.n == 13 and pop.eps_max == 2.0
+    assert pop.without_one(2).counts.tolist() == [4, 1, 7]
+    assert Population([1.0], [1]).without_one(0) is None
+
+
+def test_population_rounds_down_and_compresses():
+    values = np.random.default_rng(0).uniform(0.05, 1.0, 200_000)
+    pop = Population.from_values(values, resolution=1e-3)
+    assert pop.n == 200_000 and pop.levels <= 951
+    assert np.all(pop.eps <= values.max()) and pop.eps.min() >= 0.05 - 1e-12
+    # Rounding is downwards: the mean level is below the mean request by about half a step.
+    mean_level = float(np.dot(pop.eps, pop.counts)) / pop.n
+    assert 0 < values.mean() - mean_level < 1e-3
+
+
+def test_table1_settings_are_clipped():
+    for name, top in (("Uniform1", 1.0), ("Gauss1", 1.0), ("Uniform2", 2.0), ("Gauss2", 2.0)):
+        pop = table1_population(name, 20_000)
+        assert pop.eps_max <= top and pop.n == 20_000
+    gauss1 = table1_population("Gauss1", 20_000)
+    share_at_top = gauss1.counts[-1] / gauss1.n
+    assert abs(share_at_top - stats.norm.sf(1.0, 0.8, 0.5)) < 0.02  # ~34 % of users clipped at 1
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: Population([1.0, -1.0], [1, 1]), "eps"),
+        (lambda: Population([1.0], [0]), "counts"),
+        (lambda: Population([1.0], [1], [1.5]), "delta"),
+        (lambda: table1_population("Uniform3", 10), "name"),
+        (lambda: two_level_population(0.5, 1.0, 1.5, 10), "fraction_high"),
+        (lambda: gaussian_population(1.0, 0.5, (2.0, 1.0), 10), "clip"),
+    ],
+)
+def test_population_bad_input_names_the_parameter(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+# ------------------------------------------------------------------ mechanisms
+def test_gaussian_calibrations():
+    for eps in (0.5, 1.0, 2.0):
+        s_an = float(gaussian_sigma(eps, 1e-10, "analytic"))
+        assert float(gaussian_delta(eps, s_an)) <= 1e-10 < float(gaussian_delta(eps, s_an * (1 - 1e-6)))
+        s_cl = float(gaussian_sigma(eps, 1e-10, "classical"))
+        assert s_cl >= s_an  # the classical calibration is conservative for these parameters
+    # The calibration that reproduces Table 2 is far from (2, 1e-10)-DP.
+    assert float(gaussian_delta(2.0, float(gaussian_sigma(2.0, 1e-10, "paper")))) > 0.02
+
+
+def test_gaussian_delta_matches_integration():
+    sigma, eps = 1.3, 0.4
+    p = stats.norm(0, sigma).pdf
+    q = stats.norm(1, sigma).pdf
+    value, _ = integrate.quad(lambda z: max(q(z) - math.exp(eps) * p(z), 0.0), -20, 20, points=[0.5], limit=200)
+    assert abs(float(gaussian_delta(eps, sigma)) - value) < 1e-9
+
+
+# ------------------------------------------------------------------ hypothesis-testing probabilities
+def test_p1_closed_forms():
+    for eps in (0.5, 1.0, 3.0):
+        assert math.isclose(paper_p1(LAPLACE, eps), 0.5 * math.exp(-eps / 2), rel_tol=1e-12)
+        assert math.isclose(paper_p1(LocalMechanism("rr"), eps), 1 / (1 + math.exp(eps)), rel_tol=1e-12)
+    gauss = LocalMechanism("gaussian", "classical")
+    sigma = float(gauss.scale(1.0, 1e-6))
+    assert math.isclose(paper_p1(gauss, 1.0, 1e-6), stats.norm.sf(0.5 / sigma) - 5e-7, rel_tol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("mech", "eps_i", "eps1", "delta"),
+    [
+        (LAPLACE, 0.3, 3.0, 0.0),
+        (LAPLACE, 1.0, 3.0, 0.0),
+        (LAPLACE, 1.7, 2.0, 0.0),
+        (LocalMechanism("gaussian", "paper"), 1.0, 2.0, 1e-10),
+        (LocalMechanism("gaussian", "classical"), 0.5, 1.0, 1e-3),
+    ],
+)
+def test_closed_forms_match_the_numeric_recipe(mech, eps_i, eps1, delta):
+    points = 200_001
+    p1_num, p0_num, pi1_num = numeric_probabilities(mech, eps_i, delta, eps1, delta, points=points)
+    _, p0, pi1 = paper_pi(mech, eps_i, delta, eps1, delta)
+    # Tolerance of the recipe: 4 cells of the largest probability (+ 1e-15).
+    lo = min(float(mech.quantile(np.array(5e-16), x, float(mech.scale(e, delta)))) for x, e in ((0, eps1), (0, eps_i)))
+    width = 2 * abs(lo) / (points - 1) + 1.0 / (points - 1)
+    peak = max(1 / (2 * float(mech.scale(eps1, delta))), 1 / math.sqrt(2 * math.pi) / float(mech.scale(eps1, delta)))
+    tol = 4 * width * peak + 1e-15
+    assert abs(p1_num - paper_p1(mech, eps1, delta)) <= tol
+    assert abs(p0_num - float(p0)) <= tol
+    assert abs(pi1_num - float(pi1)) <= tol
+
+
+def test_ties_and_randomized_response():
+    p, _, _ = paper_pi(LAPLACE, np.array([3.0, 2.999999]), 0.0, 3.0)
+    assert math.isclose(float(p[0]), paper_p1(LAPLACE, 3.0)) and abs(float(p[1] - p[0])) < 1e-5
+    literal, _, _ = paper_pi(LAPLACE, 3.0, 0.0, 3.0, tie="literal")
+    assert float(literal) == 0.0
+    eps = np.array([0.2, 1.0, 2.5])
+    p_rr, _, _ = paper_pi(LocalMechanism("rr"), eps, 0.0, 3.0)
+    assert np.allclose(p_rr, 1 / (1 + np.exp(eps)))
+    with pytest.raises(ValueError, match="eps_i"):
+        paper_pi(LAPLACE, 4.0, 0.0, 3.0)
+
+
+# ------------------------------------------------------------------ clone counts
+def _naive_poisson_binomial(q: np.ndarray) -> np.ndarray:
+    pmf = np.array([1.0])
+    for qi in q:
+        pmf = np.convolve(pmf, [1 - qi, qi])
+    return pmf
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(st.floats(0.01, 0.99), min_size=1, max_size=4),
+    st.lists(st.integers(1, 40), min_size=4, max_size=4),
+)
+def test_clone_count_is_the_poisson_binomial(qs, counts):
+    counts = counts[: len(qs)]
+    cc = CloneCount.from_binomials(qs, counts)
+    exact = _naive_poisson_binomial(np.repeat(qs, counts))
+    got = np.zeros(exact.size)
+    got[cc.start : cc.start + cc.pmf.size] = cc.pmf
+    assert np.max(np.abs(got - exact)) <= 1e-13
+    assert cc.tail_low <= 1e-29 + 1e-30 and cc.tail_high <= 1e-29 + 1e-30
+
+
+def test_fft_path_and_grouping():
+    rng = np.random.default_rng(3)
+    q, c = rng.uniform(0.1, 0.6, 40), rng.integers(200, 600, 40)
+    direct = CloneCount.from_binomials(q, c, max_direct=math.inf)
+    fft = CloneCount.from_binomials(q, c, max_direct=0)
+    assert fft.pmf_error > 0 and direct.pmf_error == 0
+    lo = max(direct.start, fft.start)
+    hi = min(direct.start + direct.pmf.size, fft.start + fft.pmf.size)
+    diff = direct.pmf[lo - direct.start : hi - direct.start] - fft.pmf[lo - fft.start : hi - fft.start]
+    assert np.max(np.abs(diff)) <= fft.pmf_error
+    grouped = CloneCount.from_binomials(q, c, max_groups=4)
+    assert grouped.grouped and grouped.mean < direct.mean  # smallest q of each bin: fewer clones
+
+
+def test_binomial_excess_matches_a_direct_sum():
+    for m, d in ((10, -0.3), (25, 1.7), (101, 4.2)):
+        x = np.arange(m + 1)
+        direct = np.sum(stats.binom.pmf(x, m, 0.5) * np.maximum(x - m / 2 - d, 0))
+        value, err = binomial_excess(np.array([float(m)]), 0.5, np.array([d]))
+        assert abs(value[0] - direct) <= err[0] + 1e-15
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.0, 0.45), st.floats(0.0, 1.0), st.integers(0, 30), st.floats(0.0, 3.0))
+def test_clone_pair_delta_is_the_exact_hockey_stick(w, q, others, eps):
+    plan = ClonePlan.homogeneous(w, q, others)
+    lp, lq = _pair_atoms(plan, w)
+    exact = DominatingPair(lp, lq, symmetric=True).delta(eps)
+    got = float(clone_pair_delta(eps, w, plan.count))
+    assert exact - 1e-12 <= got <= exact * (1 + 1e-7) + 1e-12  # rounding budget: 1e-9 of each term
+
+
+# ------------------------------------------------------------------ Theorems 1 and 2
+@settings(max_examples=30, deadline=None)
+@given(st.floats(0.01, 0.45), st.floats(0.05, 1.0), st.integers(0, 25), st.floats(0.0, 2.0))
+def test_theorem2_is_lambda_times_the_p0_q0_divergence_and_above_the_pair(w, q, others, eps):
+    plan = ClonePlan.homogeneous(w, q, others)
+    lam = plan.lam
+    eps_prime = math.log1p(math.expm1(eps) / lam)
+    p0, q0 = _pair_atoms(plan, 0.0)
+    direct = lam * DominatingPair(q0, p0, symmetric=False).delta(eps_prime)
+    got = float(theorem2_delta(eps, plan))
+    assert abs(got - direct) <= 1e-7 * direct + 1e-12  # rounding budget: 1e-9 of each term
+    # Given a valid decomposition, Theorem 2 (delta_1 = 0) is above the exact clone pair.
+    lp, lq = _pair_atoms(plan, w)
+    assert got >= DominatingPair(lp, lq).delta(eps) - 1e-12
+    # ... and never below its floor lambda E[2^-C].
+    floor = lam * float(np.dot(plan.count.pmf, 2.0 ** -plan.count.support))
+    assert got >= floor * (1 - 1e-9)
+
+
+def test_printed_theorem2_with_aggregated_threshold_is_below_the_supremum():
+    pop = Population([3.0], [300])
+    plan = paper_plan(pop, LAPLACE)
+    eps = np.array([0.1, 0.3, 0.5])
+    clean = theorem2_delta(eps, plan)
+    printed_pi = theorem2_printed_delta(eps, plan, weights="pi")
+    assert np.all(printed_pi < clean) and np.all(printed_pi > 0.9 * clean)
+    # As printed (constant weights w_1^0, which cancel) the threshold is far off.
+    literal = theorem2_printed_delta(eps, plan)
+    assert literal[0] < 0.9 * clean[0] and np.all(literal[1:] == 0)
+
+
+def test_theorem1_printed_is_not_a_tradeoff_function_and_corrected_is_not_a_lower_bound():
+    w = 1 / (1 + math.e)
+    plan = ClonePlan.homogeneous(w, 2 * w, 0)  # n = 1: randomized response with eps0 = 1
+    a, f = theorem1_printed(np.array([np.inf]), plan)
+    assert a[0] == 1.0 and math.isclose(f[0], 1 - 2 * w)  # f(1) > 0: not a trade-off function
+    t = np.concatenate([[0.0], np.logspace(-4, 4, 400), [np.inf]])
+    a, f = theorem1_corrected(t, plan)
+    grid = np.linspace(0, 1, 2001)
+    f_grid = np.interp(grid, a, f)  # randomized tests interpolate between the vertices
+    exact = exact_pair_tradeoff(grid, plan)
+    gap = f_grid - exact
+    assert abs(gap.max() - 0.124) < 0.002  # the digest: +0.124 at alpha = 0.269
+    assert abs(grid[np.argmax(gap)] - w) < 0.002
+    # Symmetrized, it is a valid lower bound.
+    x, y = symmetrized(a, f)
+    assert np.all(np.interp(grid, x, y) <= exact + 1e-9)
+    # Larger n (n = 10): still above T(P, Q) somewhere, still fine once symmetrized.
+    plan10 = ClonePlan.homogeneous(w, 2 * w, 9)
+    a, f = theorem1_corrected(t, plan10)
+    exact10 = exact_pair_tradeoff(grid, plan10)
+    assert (np.interp(grid, a, f) - exact10).max() > 0.01
+    x, y = symmetrized(a, f)
+    assert np.all(np.interp(grid, x, y) <= exact10 + 1e-9)
+
+
+def test_local_delta_enters_with_the_wrong_sign():
+    base = ClonePlan.homogeneous(0.1, 0.2, 499)
+    leaky = ClonePlan(base.w, 1e-3, base.count)
+    eps = np.array([0.2, 0.5])
+    assert np.all(theorem2_delta(eps, leaky) < theorem2_delta(eps, base))
