@@ -36,6 +36,7 @@ from ._validation import check_int
 from .bounds import BOUNDS, MECHANISMS, AmplificationBound, NotApplicableError
 from .personalized.cli import PersonalizedFamily
 from .population.cli import PopulationFamily
+from .segmented.cli import SegmentedFamily
 
 __all__ = ["main", "build_parser", "Question", "Argument", "Family", "UniformFamily", "FAMILIES", "QUESTIONS"]
 
@@ -196,7 +197,7 @@ class UniformFamily(Family):
 
 
 #: Every family the calculator knows; the parser is built from this list.
-FAMILIES: list[Family] = [UniformFamily(), PersonalizedFamily(), PopulationFamily()]
+FAMILIES: list[Family] = [UniformFamily(), PersonalizedFamily(), PopulationFamily(), SegmentedFamily()]
 
 
 # ------------------------------------------------------------------ parser

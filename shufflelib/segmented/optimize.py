@@ -1,0 +1,368 @@
+r"""Step 2 of Algorithm 1: the server chooses ``m`` and the reporting probabilities (Eqs. (6)–(7)).
+
+For a fixed ``m`` the MSE bound ``(n m + s S)/S^2`` decreases in ``S = Σ_k n_k λ_k``, so each
+level gets the **largest** ``λ_k`` meeting its own constraint
+``δ_item(E_k/s; λ_k) <= δ'`` (:func:`max_reporting_probability`; ``δ'`` from
+:func:`~shufflelib.segmented.group.item_budget`). Level ``k`` reaches ``λ_k = 1`` from
+``m_k`` blanket messages on (:func:`blanket_threshold`); since ``E_1 <= ... <= E_K``,
+``m_1 >= ... >= m_K``. :func:`optimize_parameters` searches ``m`` on a grid over
+``[m_K, m_1]`` (the paper writes ``(m_1, m_K]``, a reversed interval) and returns the ``m``
+with the smallest bound.
+
+Two accountings of one item's privacy (``accounting``):
+
+* ``"theorem3"`` — the paper's pair (Lemma 3 with Theorem 2, ``n·slots − 1`` trials), as
+  printed. Not sound for ``λ < 1``: it ignores the total number of messages.
+* ``"exact"`` — :class:`~shufflelib.segmented.exact_item.ExactItemCurve`, the exact privacy of
+  one item in the reduced view (rounded up by blocks). Sound.
+
+``gamma_max`` caps the probability ``γ = m/slots`` that a blanket slot sends (more slots per
+user, same expected number ``m`` of blanket messages); Algorithm 2 uses ``slots = ⌈m⌉``
+(``gamma_max = 1``). Smaller ``γ`` makes the total count noisier, which is what the exact
+accounting rewards.
+
+Tolerances. ``λ_k`` is rounded **down** and ``m_k`` **up** by certified root finding
+(``shufflelib._roots``, relative precision ``1e-6``); every δ is itself rounded up.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._roots import first_true, last_true
+from .._validation import check_array, check_int, check_positive, check_probability
+from ..curves import PrivacyCurve
+from .exact_item import ExactItemCurve
+from .group import GROUP_FORMS, item_budget
+from .protocol import SegmentedParameters, mse_bound
+from .variation_ratio import pair_curve, poisson_item_pair
+
+__all__ = [
+    "ACCOUNTINGS",
+    "slots_for",
+    "item_curve",
+    "max_reporting_probability",
+    "blanket_threshold",
+    "lambda_grid",
+    "OptimizedParameters",
+    "optimize_parameters",
+]
+
+#: Accountings of one item's privacy.
+ACCOUNTINGS = ("theorem3", "exact")
+#: Relative precision of the root finding on ``λ`` and ``m``.
+_RTOL = 1e-6
+#: Largest ``m`` searched by :func:`blanket_threshold`.
+M_MAX = 1e4
+
+
+def slots_for(m: float, gamma_max: float = 1.0) -> int:
+    """Blanket slots per user: the fewest, at least ``⌈m⌉``, with ``m/slots <= gamma_max``.
+
+    Examples
+    --------
+    >>> slots_for(1.5), slots_for(1.5, gamma_max=0.2), slots_for(0.1, gamma_max=0.2)
+    (2, 8, 1)
+    """
+    m = check_positive("m", m)
+    gamma_max = check_probability("gamma_max", gamma_max, closed_high=True)
+    return max(1, math.ceil(m), math.ceil(m / gamma_max - 1e-12))
+
+
+def item_curve(
+    n: int, m: float, d: int, lam: float, *, accounting: str = "theorem3", gamma_max: float = 1.0
+) -> PrivacyCurve:
+    """The privacy curve of one item of a user with reporting probability ``λ``.
+
+    Parameters
+    ----------
+    n
+        Number of users, an integer >= 1.
+    m
+        Expected blanket messages per user, > 0.
+    d
+        Number of items, an integer >= 2.
+    lam
+        Reporting probability, in ``[0, 1]``.
+    accounting
+        ``"theorem3"`` (the paper's pair) or ``"exact"`` (the exact single-item curve).
+    gamma_max
+        Cap on the sending probability of a slot (see :func:`slots_for`).
+
+    Returns
+    -------
+    PrivacyCurve
+
+    Examples
+    --------
+    >>> paper = item_curve(5000, 2.0, 17, 0.5)
+    >>> exact = item_curve(5000, 2.0, 17, 0.5, accounting="exact")
+    >>> exact.epsilon(3e-7) > 2 * paper.epsilon(3e-7)  # integer m: the count reveals the report
+    True
+    """
+    slots = slots_for(m, gamma_max)
+    if accounting == "theorem3":
+        return pair_curve(poisson_item_pair(n, m, d, lam, slots=slots, convention="theorem3"))
+    if accounting == "exact":
+        n = check_int("n", n, minimum=1)
+        return ExactItemCurve(n * slots, min(1.0, m / slots), d, lam)
+    raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}, got {accounting!r}")
+
+
+def _target(level_eps: float, s: int, delta: float, group: str) -> tuple[float, float]:
+    if group not in GROUP_FORMS:
+        raise ValueError(f"group must be one of {', '.join(GROUP_FORMS)}, got {group!r}")
+    return item_budget(level_eps, s, delta, group)
+
+
+def max_reporting_probability(
+    n: int,
+    m: float,
+    d: int,
+    s: int,
+    level_eps: float,
+    delta: float,
+    *,
+    accounting: str = "theorem3",
+    group: str = "paper",
+    gamma_max: float = 1.0,
+) -> float:
+    """Eqs. (6)–(7): the largest ``λ`` in ``[0, 1]`` meeting the level's constraint (rounded down).
+
+    Parameters
+    ----------
+    n, m, d
+        Users, expected blanket messages per user, items.
+    s
+        Items per user, an integer >= 1.
+    level_eps
+        The level ``E_k`` > 0.
+    delta
+        The user-level δ, in ``(0, 1)``.
+    accounting, group, gamma_max
+        See the module notes, :mod:`~shufflelib.segmented.group` and :func:`slots_for`.
+
+    Returns
+    -------
+    float
+        ``λ*``: its item curve satisfies ``δ_item(E/s) <= δ'``.
+
+    Examples
+    --------
+    >>> lam = max_reporting_probability(5000, 1.8, 17, 4, 0.5, 2e-6)
+    >>> 0.4 < lam < 0.6
+    True
+    """
+    level_eps = check_positive("level_eps", level_eps)
+    eps1, delta1 = _target(level_eps, s, delta, group)
+
+    def item_delta(lam: float) -> float:
+        return float(item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max).delta(eps1))
+
+    if item_delta(1.0) <= delta1:
+        return 1.0
+    log_target = math.log(delta1)
+    return last_true(
+        lambda lam: item_delta(lam) <= delta1,
+        lambda lam: math.log(max(item_delta(lam), 1e-300)) - log_target,
+        0.0,
+        1.0,
+        rtol=_RTOL,
+        atol=1e-9,
+    )
+
+
+def blanket_threshold(
+    n: int,
+    d: int,
+    s: int,
+    level_eps: float,
+    delta: float,
+    *,
+    accounting: str = "theorem3",
+    group: str = "paper",
+    gamma_max: float = 1.0,
+) -> float:
+    """``m_k``: the fewest blanket messages per user with which level ``k`` gets ``λ = 1`` (rounded up).
+
+    With ``slots = ⌈m⌉`` the constraint is not monotone in ``m`` at integers; the search returns
+    a certified ``m`` at which ``λ = 1`` is allowed, bracketed from below.
+
+    Returns
+    -------
+    float
+        ``m_k`` (``inf`` if even ``m = 10^4`` does not suffice).
+
+    Examples
+    --------
+    >>> m1 = blanket_threshold(5000, 17, 4, 0.5, 2e-6)
+    >>> m3 = blanket_threshold(5000, 17, 4, 2.0, 2e-6)
+    >>> m3 < m1  # the liberal level needs fewer blanket messages
+    True
+    """
+    n = check_int("n", n, minimum=1)
+    level_eps = check_positive("level_eps", level_eps)
+    eps1, delta1 = _target(level_eps, s, delta, group)
+
+    def item_delta(m: float) -> float:
+        return float(item_curve(n, m, d, 1.0, accounting=accounting, gamma_max=gamma_max).delta(eps1))
+
+    lo = 1e-6
+    if item_delta(lo) <= delta1:
+        return lo
+    hi = 1.0
+    while item_delta(hi) > delta1:
+        lo, hi = hi, 2.0 * hi
+        if hi > M_MAX:
+            return math.inf
+    log_target = math.log(delta1)
+    return first_true(
+        lambda m: item_delta(m) <= delta1,
+        lambda m: math.log(max(item_delta(m), 1e-300)) - log_target,
+        lo,
+        hi,
+        rtol=_RTOL,
+        atol=1e-9,
+    )
+
+
+@dataclass(frozen=True)
+class OptimizedParameters:
+    """The server's choice and the search behind it.
+
+    Attributes
+    ----------
+    params
+        The chosen :class:`~shufflelib.segmented.protocol.SegmentedParameters`.
+    bound
+        The MSE bound ``(n m + s S)/S^2`` at the chosen parameters.
+    thresholds
+        ``m_k`` for each level.
+    m_grid, lambda_grid, bound_grid
+        The searched ``m`` values, the ``λ*_k(m)`` (shape ``(len(m_grid), K)``) and the bound.
+
+    Examples
+    --------
+    >>> opt = optimize_parameters([0.5, 2.0], [2500, 2500], 17, 4, 2e-6, grid_points=3)
+    >>> opt.m_grid.size, opt.lambda_grid.shape
+    (3, (3, 2))
+    """
+
+    params: SegmentedParameters
+    bound: float
+    thresholds: np.ndarray
+    m_grid: np.ndarray = field(repr=False)
+    lambda_grid: np.ndarray = field(repr=False)
+    bound_grid: np.ndarray = field(repr=False)
+
+
+def lambda_grid(
+    m_grid: object,
+    n: int,
+    d: int,
+    s: int,
+    level_eps: object,
+    delta: float,
+    *,
+    thresholds: object | None = None,
+    accounting: str = "theorem3",
+    group: str = "paper",
+    gamma_max: float = 1.0,
+) -> np.ndarray:
+    """``λ*_k(m)`` for every ``m`` of a grid and every level: shape ``(len(m_grid), K)``.
+
+    Levels whose threshold ``m_k`` (if given) is at most ``m`` get ``λ = 1`` without a search.
+
+    Examples
+    --------
+    >>> lam = lambda_grid([1.0, 4.0], 5000, 17, 4, [0.5, 2.0], 2e-6)
+    >>> lam.shape, float(lam[1, 1])
+    ((2, 2), 1.0)
+    """
+    grid = check_array("m_grid", m_grid, ndim=1, low=0.0)
+    levels = check_array("level_eps", level_eps, ndim=1, low=0.0)
+    limits = None if thresholds is None else check_array("thresholds", thresholds, ndim=1)
+    out = np.ones((grid.size, levels.size))
+    for i, m in enumerate(grid):
+        for k, e in enumerate(levels):
+            if limits is not None and m >= limits[k]:
+                continue
+            out[i, k] = max_reporting_probability(
+                n, float(m), d, s, float(e), delta, accounting=accounting, group=group, gamma_max=gamma_max
+            )
+    return out
+
+
+def optimize_parameters(
+    level_eps: object,
+    level_counts: object,
+    d: int,
+    s: int,
+    delta: float,
+    *,
+    m_grid: object | None = None,
+    grid_points: int = 24,
+    accounting: str = "theorem3",
+    group: str = "paper",
+    gamma_max: float = 1.0,
+) -> OptimizedParameters:
+    """Choose ``m`` and ``λ_1..λ_K`` minimising the MSE bound (Step 2 of Algorithm 1).
+
+    Parameters
+    ----------
+    level_eps
+        The privacy levels ``E_1 <= ... <= E_K`` (> 0).
+    level_counts
+        The level histogram ``n̂_k`` from round 1 (``n = Σ n̂_k``).
+    d, s, delta
+        Items, items per user, the common δ.
+    m_grid
+        Values of ``m`` to search (default: ``grid_points`` values log-spaced over
+        ``[m_K, m_1]``).
+    grid_points
+        Size of the default grid, an integer >= 2.
+    accounting, group, gamma_max
+        As in :func:`max_reporting_probability`.
+
+    Returns
+    -------
+    OptimizedParameters
+
+    Examples
+    --------
+    >>> opt = optimize_parameters([0.5, 1.0, 2.0], [1250, 2500, 1250], 17, 4, 2e-6, grid_points=6)
+    >>> 0.5 < opt.params.m < 7, opt.params.lambdas[-1]
+    (True, 1.0)
+    """
+    levels = check_array("level_eps", level_eps, ndim=1, low=0.0)
+    if levels.size == 0 or np.any(levels <= 0) or np.any(np.diff(levels) < 0):
+        raise ValueError("level_eps must be a non-empty, non-decreasing array of levels > 0")
+    counts = check_array("level_counts", level_counts, ndim=1, low=0, integral=True)
+    if counts.size != levels.size:
+        raise ValueError(f"level_counts must have one entry per level ({levels.size}), got {counts.size}")
+    n = int(counts.sum())
+    n = check_int("n (the sum of level_counts)", n, minimum=2)
+    delta = check_probability("delta", delta)
+    grid_points = check_int("grid_points", grid_points, minimum=2)
+    kwargs = {"accounting": accounting, "group": group, "gamma_max": gamma_max}
+    thresholds = np.array([blanket_threshold(n, d, s, float(e), delta, **kwargs) for e in levels])
+    if m_grid is None:
+        lo, hi = float(thresholds.min()), float(thresholds.max())
+        if not math.isfinite(hi):
+            raise ValueError(f"level {float(levels[0])} cannot reach lambda = 1 with m <= {M_MAX}: give m_grid")
+        grid = np.geomspace(lo, hi, grid_points) if hi > lo * (1 + 1e-9) else np.array([lo])
+    else:
+        grid = check_array("m_grid", m_grid, ndim=1, low=0.0)
+        if np.any(grid <= 0):
+            raise ValueError("m_grid must hold values > 0")
+    lambdas = lambda_grid(grid, n, d, s, levels, delta, thresholds=thresholds, **kwargs)
+    bounds = np.array(
+        [mse_bound(counts, lam, float(m), s) if counts @ lam > 0 else math.inf for m, lam in zip(grid, lambdas)]
+    )
+    best = int(np.argmin(bounds))
+    m = float(grid[best])
+    params = SegmentedParameters(m, tuple(lambdas[best]), slots_for(m, gamma_max))
+    return OptimizedParameters(params, float(bounds[best]), thresholds, grid, lambdas, bounds)
