@@ -22,6 +22,7 @@ import base64
 import hashlib
 import io
 import os
+import shutil
 import tarfile
 import urllib.request
 from pathlib import Path
@@ -135,15 +136,7 @@ def _on_builder_inited(app: Sphinx) -> None:
         if not (dest / ".complete").exists() or (dest / ".complete").read_text() != (
             src / ".complete"
         ).read_text():
-            _copy_tree(src, dest)
-
-
-def _copy_tree(src: Path, dest: Path) -> None:
-    for path in src.rglob("*"):
-        if path.is_file():
-            out = dest / path.relative_to(src)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            out.write_bytes(path.read_bytes())
+            shutil.copytree(src, dest, dirs_exist_ok=True)
 
 
 def _on_config_inited(app: Sphinx, config) -> None:
