@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from shufflelib.__main__ import main
 from shufflelib.bounds.base import NotApplicableError
-from shufflelib.population.cli import (
+from shufflelib.calculator import main
+from shufflelib.calculator.population import (
     POPULATION_FORMS,
     PopulationFamily,
     parse_population,
