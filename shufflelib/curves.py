@@ -28,10 +28,10 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ._roots import first_true
+from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve"]
+__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve", "invert_profile"]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4
@@ -52,12 +52,66 @@ def _safe_log(x: float) -> float:
     return math.log(x) if x > 0 else -1e300
 
 
+def invert_profile(
+    delta_at: Callable[[float], float],
+    delta: float,
+    *,
+    hi: float = 1.0,
+    upper: bool = True,
+    cap: float = EPS_SEARCH_MAX,
+    guess: float | None = None,
+) -> float:
+    """ε(δ) of a non-increasing privacy profile, rounded in the direction of the bound.
+
+    For an **upper** bound: the smallest ε with ``delta_at(ε) <= delta``, rounded up. For a
+    **lower** bound: the largest ε with ``delta_at(ε) > delta``, rounded down (0 if none), so
+    that the answer stays a lower bound on the true ε. The search starts on ``[0, hi]`` and
+    doubles ``hi`` up to ``cap`` (beyond: ``inf``); a ``guess`` of the root (e.g. a Gaussian-DP
+    estimate) narrows the bracket first (:func:`shufflelib._roots.narrow_bracket`), which saves
+    evaluations and never changes the answer. Tolerance: that of :mod:`shufflelib._roots`
+    (relative ``1e-9``, absolute ``1e-12``), on the safe side.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> profile = lambda e: max(0.0, float((np.e - np.exp(e)) / (1 + np.e)))  # randomized response, eps0 = 1
+    >>> up, down = invert_profile(profile, 0.1), invert_profile(profile, 0.1, upper=False)
+    >>> down <= up and up - down < 1e-8 and profile(up) <= 0.1 < profile(down)
+    True
+    """
+    cache: dict[float, float] = {}
+
+    def d(e: float) -> float:
+        if e not in cache:
+            cache[e] = delta_at(e)
+        return cache[e]
+
+    if d(0.0) <= delta:
+        return 0.0
+    while d(hi) > delta:
+        hi *= 2.0
+        if hi > cap:
+            return math.inf
+    lo = 0.0
+    if guess is not None:
+        lo, hi = narrow_bracket(lambda e: d(e) > delta, guess, lo, hi)
+    log_target = math.log(delta)
+    if upper:
+        return first_true(lambda e: d(e) <= delta, lambda e: _safe_log(d(e)) - log_target, lo, hi)
+    return last_true(lambda e: d(e) > delta, lambda e: log_target - _safe_log(d(e)), lo, hi)
+
+
 class PrivacyCurve(ABC):
     """A privacy guarantee seen as a profile, its inverse and a trade-off function.
 
     Subclasses implement ``_delta_array`` (vectorized, for an array of
     ε >= 0) and may override :meth:`tradeoff`; the default trade-off uses the
     profile-to-trade-off conversion of :class:`ProfileCurve`.
+
+    A curve knows which way it was rounded: :attr:`upper` is true for an upper bound on the
+    privacy loss (δ rounded up, ε rounded up: the default) and false for a lower bound (an
+    attained pair or an audit, δ rounded down); :meth:`epsilon` inverts accordingly (as
+    ``dp_accounting``'s ``pessimistic_estimate`` does explicitly).
 
     Examples
     --------
@@ -72,6 +126,9 @@ class PrivacyCurve(ABC):
     >>> round(float(curve.tradeoff(0.1)), 4)
     0.7282
     """
+
+    #: True for an upper bound on the privacy loss (rounded up), False for a lower bound (rounded down).
+    upper: bool = True
 
     @abstractmethod
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
@@ -110,11 +167,13 @@ class PrivacyCurve(ABC):
         return float(np.clip(self._delta_array(np.array([eps], dtype=float))[0], 0.0, 1.0))
 
     def epsilon(self, delta: float) -> float:
-        """Smallest ε >= 0 with ``delta(ε) <= delta`` (rounded up).
+        """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (rounded down for a lower bound).
 
-        Found with ``shufflelib._roots.first_true``: the returned ε satisfies
+        Found with :func:`invert_profile`: for an upper bound the returned ε satisfies
         ``delta(ε) <= delta`` as evaluated, and exceeds the true root by at most
-        ``1e-9·ε + 1e-12``. Returns ``inf`` if no ε <= 1e4 reaches ``delta``.
+        ``1e-9·ε + 1e-12``; for a lower bound (:attr:`upper` false) it is the largest ε with
+        ``delta(ε) > delta``, within the same tolerance below the root. Returns ``inf`` if no
+        ε <= 1e4 reaches ``delta``.
 
         Examples
         --------
@@ -125,22 +184,7 @@ class PrivacyCurve(ABC):
         1.098611
         """
         delta = check_probability("delta", delta)
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta_scalar(e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        hi = 1.0
-        while d(hi) > delta:
-            hi *= 2.0
-            if hi > EPS_SEARCH_MAX:
-                return math.inf
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: _safe_log(d(e)) - log_target, 0.0, hi)
+        return invert_profile(self._delta_scalar, delta, upper=self.upper)
 
     def tradeoff(self, alpha: float | np.ndarray) -> float | np.ndarray:
         """The trade-off function f(α) (f-DP), vectorized over α in [0, 1].
@@ -378,6 +422,10 @@ class ProfileCurve(PrivacyCurve):
     eps_grid
         ε values used by :meth:`~shufflelib.curves.PrivacyCurve.tradeoff` (default: 4001 points from 0 to
         ``epsilon(1e-15)``).
+    upper
+        Whether ``delta_fn`` is an upper bound on the privacy profile (rounded up; the default) or
+        a lower bound (rounded down: an attained pair, an audit). The trade-off conversion is
+        only rounded in the safe direction for an upper bound.
 
     Notes
     -----
@@ -399,10 +447,13 @@ class ProfileCurve(PrivacyCurve):
     """
 
     def __init__(
-        self, delta_fn: Callable[[np.ndarray], np.ndarray], eps_grid: np.ndarray | None = None
+        self, delta_fn: Callable[[np.ndarray], np.ndarray], eps_grid: np.ndarray | None = None, *, upper: bool = True
     ) -> None:
         if not callable(delta_fn):
             raise ValueError(f"delta_fn must be callable, got {delta_fn!r}")
+        if not isinstance(upper, bool):
+            raise ValueError(f"upper must be True or False, got {upper!r}")
+        self.upper = upper
         self._fn = delta_fn
         self._grid = (
             None if eps_grid is None else np.unique(check_array("eps_grid", eps_grid, ndim=1, low=0.0))

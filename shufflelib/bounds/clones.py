@@ -51,8 +51,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from .._roots import first_true
-from ..curves import ProfileCurve
+from ..curves import ProfileCurve, invert_profile
 from .base import AmplificationBound, _check_n_eps0
 from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
     BINOM_RTOL,
@@ -136,32 +135,14 @@ class ClonePairBound(AmplificationBound):
         return float(self.delta_profile(n, eps0, np.array([eps]))[0])
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        """ε(δ) by certified root finding on a bracket around a Gaussian-DP estimate.
+        """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.
 
-        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the
-        bracket (to ±2%, else ±25%, else ``[0, eps0]``); the root itself is
-        certified on the exact profile.
+        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the bracket
+        (:func:`~shufflelib.curves.invert_profile`); the root itself is certified on the profile.
         """
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta_checked(n, eps0, e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        lo, hi = 0.0, eps0  # delta(eps0) = 0: the pair is eps0-DP
         mean_clones = (n - 1) * self.clone_probability(eps0) + 1.0
         guess = _gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
-        for probe in guess * np.array([1.02, 0.98, 1.25, 0.75]):
-            if lo < probe < hi:  # each probe that falls inside the bracket narrows it
-                if d(probe) > delta:
-                    lo = probe
-                else:
-                    hi = probe
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: _log_or_floor(d(e)) - log_target, lo, hi)
+        return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized δ(ε) of the clone pair for an array of ε >= 0 (validated inputs).
@@ -220,7 +201,7 @@ def _gaussian_dp_epsilon(mu: float, delta: float) -> float:
     return brentq(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
 
 
-def _log_or_floor(x: float) -> float:
+def _log_or_floor(x: float) -> float:  # read by bounds/exact.py
     return math.log(x) if x > 0 else -1e300
 
 

@@ -30,7 +30,7 @@ from typing import Callable, ClassVar
 
 import numpy as np
 
-from .._roots import first_true, last_true
+from .._roots import first_true, largest_reaching
 from .._validation import check_nonnegative, check_positive, check_probability
 from ..bounds import NotApplicableError
 from ..bounds.blanket import BlanketBennett
@@ -195,19 +195,10 @@ class PersonalizedBound(ABC):
         def value(e0: float) -> float:
             return self.epsilon(population.scaled(e0 / top), delta)
 
-        def ok(e0: float) -> bool:
-            return value(e0) <= eps
-
-        def score(e0: float) -> float:
-            v = value(e0)
-            return (v - eps) if math.isfinite(v) else 1e300
-
-        lo = min(eps, EPS0_MAX)
-        while lo > 1e-6 and not ok(lo):
-            lo /= 2.0
-        if not ok(lo):
+        found = largest_reaching(value, eps, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6)
+        if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
-        return last_true(ok, score, lo, EPS0_MAX)
+        return found
 
     def _require(self, population: Population) -> None:
         if not isinstance(population, Population):
