@@ -31,7 +31,7 @@ from scipy.special import logsumexp
 from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve", "invert_profile"]
+__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4
@@ -356,14 +356,40 @@ class DominatingPair(PrivacyCurve):
         flat = np.atleast_1d(arr).ravel()
         x, y = _np_vertices(self.log_p, self.log_q)  # T(Q, P)
         if self.symmetric:
-            x, y = np.concatenate([x, y]), np.concatenate([y, x])
-        # Type I errors below the smallest normal float (atoms of subnormal mass) are snapped to 0:
-        # this moves vertices left, which only lowers f (pessimistic), and keeps np.interp's slopes
-        # finite. The hull then keeps one vertex (the lowest) per abscissa.
-        x = np.where(x < np.finfo(float).tiny, 0.0, x)
-        x, y = _lower_hull(x, y)
+            x, y = symmetrized(x, y)  # with its inverse
+        else:  # subnormal type I errors snapped to 0, as in symmetrized
+            x, y = _lower_hull(np.where(x < np.finfo(float).tiny, 0.0, x), y)
         out = np.clip(np.interp(flat, x, y), 0.0, 1.0 - flat)
         return float(out[0]) if scalar else out.reshape(arr.shape)
+
+
+def symmetrized(alpha: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(min{f, f^{-1}})^{**}``: the symmetrization of a trade-off curve given on points.
+
+    The one symmetrization of the library (:meth:`DominatingPair.tradeoff` with
+    ``symmetric=True``, the personalized chapter's curves).
+
+    ``f`` is given by the points ``(alpha, f)`` (non-increasing, from
+    ``(0, ≤1)`` to ``(1, 0)``); its inverse is the reflection
+    ``(f, alpha)``. The result is the lower convex hull of both point sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = symmetrized(np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.2, 0.0]))
+    >>> [round(float(v), 2) for v in np.interp([0.2, 0.5], x, y)]
+    [0.5, 0.2]
+    """
+    a = check_array("alpha", alpha, ndim=1, low=0.0, high=1.0)
+    y = check_array("f", f, ndim=1, low=0.0, high=1.0)
+    if a.size != y.size:
+        raise ValueError(f"alpha and f must have the same length, got {a.size} and {y.size}")
+    xs = np.concatenate([a, y, [0.0, 1.0]])
+    ys = np.concatenate([y, a, [1.0, 0.0]])
+    # Type I errors below the smallest normal float (atoms of subnormal mass) are snapped to 0:
+    # this moves vertices left, which only lowers f (pessimistic), and keeps np.interp's slopes
+    # finite. The hull then keeps one vertex (the lowest) per abscissa.
+    return _lower_hull(np.where(xs < np.finfo(float).tiny, 0.0, xs), ys)
 
 
 def _check_log_probs(name: str, value: np.ndarray) -> np.ndarray:

@@ -68,6 +68,7 @@ __all__ = [
     "ClonePairBound",
     "ClonesClosedForm",
     "ClonesNumerical",
+    "fmt_epsilon",
     "binomial_range",
     "binomial_shortfall",
     "BINOM_RTOL",
@@ -241,6 +242,28 @@ class ClonesNumerical(ClonePairBound):
         return math.exp(-eps0)
 
 
+def fmt_epsilon(eps0: object, delta: float, n: object) -> np.ndarray:
+    """Feldman, McMillan and Talwar's closed form (Theorem 3.1), vectorized, without its validity check:
+
+    ``log(1 + tanh(eps0/2) (8 sqrt(e^{eps0} log(4/δ)/n) + 8 e^{eps0}/n))``.
+
+    The one implementation of the formula: :class:`ClonesClosedForm` (with its validity range
+    and rounding), the random-population paper's "simplified" form
+    (:func:`~shufflelib.population.template.fmt_simplified`, ``n -> α n'``) and the LZX proxy
+    of the personalized chapter (:func:`~shufflelib.personalized.baselines.lzx_proxy_epsilon`,
+    ``n -> e^{eps0}·(expected clones)``) call it. ``n`` may be any positive real.
+
+    Examples
+    --------
+    >>> round(float(fmt_epsilon(4.0, 1e-6, 100_000)), 4)
+    0.5346
+    """
+    eps0 = np.asarray(eps0, dtype=float)
+    e0 = np.exp(eps0)
+    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    return np.log1p(np.tanh(eps0 / 2.0) * inner)
+
+
 class ClonesClosedForm(AmplificationBound):
     """Feldman–McMillan–Talwar (2021), Theorem 3.1 (closed form).
 
@@ -291,10 +314,7 @@ class ClonesClosedForm(AmplificationBound):
         return None
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        e0 = math.exp(eps0)
-        inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
-        eps = math.log1p(math.tanh(eps0 / 2.0) * inner) * (1.0 + _INVERSE_ROUNDING)
-        return min(eps, eps0)
+        return min(float(fmt_epsilon(eps0, delta, n)) * (1.0 + _INVERSE_ROUNDING), eps0)
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         """Smallest δ the theorem certifies at ``eps`` (the closed-form inverse of :meth:`_epsilon`)."""

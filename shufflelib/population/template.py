@@ -40,6 +40,8 @@ import math
 
 import numpy as np
 
+from ..bounds.clones import fmt_epsilon
+
 __all__ = [
     "master_epsilon",
     "omega_binomial",
@@ -271,7 +273,4 @@ def fmt_simplified(eps0: object, delta: float, n_eff: float) -> np.ndarray:
     >>> round(float(fmt_simplified(1.0, 1e-5, 0.2 * 48_842)), 4)
     0.2009
     """
-    eps0 = np.asarray(eps0, dtype=float)
-    e0 = np.exp(eps0)
-    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n_eff) + 8.0 * e0 / n_eff
-    return np.log1p(np.tanh(eps0 / 2.0) * inner)
+    return fmt_epsilon(eps0, delta, n_eff)

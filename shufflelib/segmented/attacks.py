@@ -34,6 +34,7 @@ from .._validation import (
     check_int,
     check_probability,
 )
+from ..audit import hockey_stick_estimate
 from ..curves import DominatingPair
 
 __all__ = [
@@ -196,7 +197,7 @@ def profile_estimate(log_ratio_under_p: object, eps: object) -> tuple[np.ndarray
     """Monte Carlo estimate of the exact profile ``δ(ε) = E_P[(1 − e^{ε − L})_+]`` and its standard error.
 
     ``L`` are samples of the exact log-likelihood ratio under ``P``; the estimate is unbiased
-    (not a bound): each term lies in ``[0, 1]``.
+    (not a bound): each term lies in ``[0, 1]`` (:func:`shufflelib.audit.hockey_stick_estimate`).
 
     Examples
     --------
@@ -205,11 +206,7 @@ def profile_estimate(log_ratio_under_p: object, eps: object) -> tuple[np.ndarray
     >>> round(float(est[0]), 6)  # randomized response with probability 3/4: TV = 1/2
     0.5
     """
-    llr = check_array("log_ratio_under_p", np.where(np.isinf(np.asarray(log_ratio_under_p, float)), 1e300,
-                                                       np.asarray(log_ratio_under_p, float)), ndim=1)
-    eps = np.atleast_1d(check_array("eps", eps, low=0.0))
-    terms = np.maximum(0.0, -np.expm1(np.minimum(eps[:, None] - llr[None, :], 700.0)))
-    return terms.mean(axis=1), terms.std(axis=1, ddof=1) / math.sqrt(llr.size)
+    return hockey_stick_estimate(log_ratio_under_p, eps, drawn_from="p")
 
 
 def level_total_pair(n_slots: int, gamma: float, s: int, lam_a: float, lam_b: float) -> DominatingPair:
