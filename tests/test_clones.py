@@ -279,3 +279,25 @@ def test_curve_views_agree_with_the_bound():
         bound.curve(1, 1.0)
     with pytest.raises(NotApplicableError):
         bound.curve(10, 101.0)
+
+
+def test_decomposition_slack_is_the_brute_force_minimum():
+    """The stronger clones' condition, by loops over every (y, x, x1 != x1'): zero for k-RR."""
+    from shufflelib.bounds.stronger_clones import decomposition_slack
+    from shufflelib.randomizers import BoundedLaplace, KRandomizedResponse
+
+    for k, eps0 in ((2, 0.1), (3, 1.0), (5, 4.0)):
+        rr = KRandomizedResponse(k, eps0)
+        lik = lambda y, x: float(rr.likelihood(np.array(y), np.array(x)))  # noqa: E731
+        brute = min(
+            lik(y, x) - (lik(y, a) + lik(y, b)) / (math.exp(eps0) + 1)
+            for y in range(k)
+            for x in range(k)
+            for a in range(k)
+            for b in range(k)
+            if a != b
+        )
+        assert decomposition_slack(rr) == pytest.approx(brute, abs=1e-15)
+        assert abs(brute) < 1e-15  # attained with equality: y in {x1, x1'}, x outside
+    with pytest.raises(ValueError, match="discrete"):
+        decomposition_slack(BoundedLaplace(1.0))
