@@ -15,7 +15,7 @@ the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from scipy.optimize import brentq
 

@@ -426,7 +426,7 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = x[order].tolist(), y[order].tolist()
     hx: list[float] = []
     hy: list[float] = []
-    for px, py in zip(xs, ys):
+    for px, py in zip(xs, ys, strict=False):
         if hx and px == hx[-1]:
             continue  # same x: the first (lowest y) was kept
         while len(hx) >= 2 and (hx[-1] - hx[-2]) * (py - hy[-2]) - (hy[-1] - hy[-2]) * (px - hx[-2]) <= 0:

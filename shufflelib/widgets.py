@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -181,7 +182,7 @@ def figure_explorer(
     ]
 
     def cell(point: tuple[Any, ...]) -> widgets.Widget:
-        params = dict(zip(names, point))
+        params = dict(zip(names, point, strict=False))
         shown = plot(**params)
         if isinstance(shown, str):
             view: widgets.Widget = widgets.HTML(shown)

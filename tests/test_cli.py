@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 
+from shufflelib.bounds import BOUNDS, NotApplicableError, get_bound
 from shufflelib.calculator import FAMILIES, Argument, Family, Number, Question, main
 from shufflelib.calculator.cli import BAD_ARGUMENTS, INTERNAL_ERROR, NOT_APPLICABLE
-from shufflelib.bounds import BOUNDS, NotApplicableError, get_bound
 
 N, EPS0, DELTA, EPS = 10_000, 0.4, 1e-6, 0.3
 

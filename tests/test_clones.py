@@ -288,7 +288,9 @@ def test_decomposition_slack_is_the_brute_force_minimum():
 
     for k, eps0 in ((2, 0.1), (3, 1.0), (5, 4.0)):
         rr = KRandomizedResponse(k, eps0)
-        lik = lambda y, x: float(rr.likelihood(np.array(y), np.array(x)))  # noqa: E731
+        def lik(y, x, rr=rr):
+            return float(rr.likelihood(np.array(y), np.array(x)))
+
         brute = min(
             lik(y, x) - (lik(y, a) + lik(y, b)) / (math.exp(eps0) + 1)
             for y in range(k)

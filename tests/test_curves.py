@@ -38,7 +38,7 @@ def brute_hockey(log_p: np.ndarray, log_q: np.ndarray, eps: float, dps: int = 50
     with mp.workdps(dps):
         e = mp.e ** mp.mpf(eps)
         total = mp.mpf(0)
-        for lp, lq in zip(log_p, log_q):
+        for lp, lq in zip(log_p, log_q, strict=False):
             p = mp.e ** mp.mpf(lp) if lp > -np.inf else mp.mpf(0)
             q = mp.e ** mp.mpf(lq) if lq > -np.inf else mp.mpf(0)
             total += max(p - e * q, 0)

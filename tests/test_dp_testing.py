@@ -92,7 +92,7 @@ def brute_force_pmfs(n: int, eps0: float, others_ones: int) -> tuple[np.ndarray,
         x = [first] + [1] * others_ones + [0] * (n - 1 - others_ones)
         pmf = np.zeros(n + 1)
         for reports in itertools.product((0, 1), repeat=n):
-            prob = math.prod(keep if r == xi else 1 - keep for r, xi in zip(reports, x))
+            prob = math.prod(keep if r == xi else 1 - keep for r, xi in zip(reports, x, strict=False))
             pmf[sum(reports)] += prob
         out.append(pmf)
     return out[0], out[1]

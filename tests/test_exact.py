@@ -25,7 +25,7 @@ def enumerate_histograms(values: list[int], k: int, eps0: float) -> dict[tuple[i
     other = 1.0 / (math.exp(eps0) + k - 1)
     dist: dict[tuple[int, ...], float] = defaultdict(float)
     for reports in itertools.product(range(k), repeat=len(values)):
-        prob = math.prod(keep if r == v else other for r, v in zip(reports, values))
+        prob = math.prod(keep if r == v else other for r, v in zip(reports, values, strict=False))
         dist[tuple(np.bincount(reports, minlength=k))] += prob
     return dist
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from shufflelib.curves import DominatingPair
 from shufflelib.bounds.clone_pair import binomial_shortfall
+from shufflelib.curves import DominatingPair
 from shufflelib.personalized.clone_count import CloneCount, clone_pair_delta
 from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
 from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma

@@ -86,7 +86,7 @@ def test_lemma4_is_above_the_exact_privacy_of_the_sum(n, tau, p):
     eps = np.array([0.3, 0.6, 1.0, 2.0])
     exact = exact_sum_delta(eps, tau, p, n)
     bound = lemma4_delta(float(eps[0]), tau, p, n)
-    for e, d in zip(eps, exact):
+    for e, d in zip(eps, exact, strict=False):
         assert lemma4_delta(float(e), tau, p, n) >= d
     assert bound <= 1.0
 

@@ -128,7 +128,7 @@ def test_theorem1_as_restated_fails_for_a_distinguishable_residual():
     # whether the victim was "residual", which the pair forgets.
     victim0, victim1 = [0.3, 0.1, 0.6, 0.0], [0.1, 0.3, 0.6, 0.0]
     other = [0.1, 0.1, 0.2, 0.6]
-    assert max(v / o for v, o in zip(victim0, other) if o > 0) == pytest.approx(3.0)
+    assert max(v / o for v, o in zip(victim0, other, strict=False) if o > 0) == pytest.approx(3.0)
     n = 8
     p = histogram_law([victim0] + [other] * (n - 1))
     q = histogram_law([victim1] + [other] * (n - 1))

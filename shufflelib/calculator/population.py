@@ -68,7 +68,7 @@ def parse_population(text: str | None):
     if len(parts) != len(names):
         raise ValueError(shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}"))
     values: dict[str, Any] = {}
-    for key, part in zip(names, parts):
+    for key, part in zip(names, parts, strict=False):
         try:
             number = float(part)
         except ValueError:

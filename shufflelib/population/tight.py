@@ -33,8 +33,8 @@ from scipy.optimize import brentq
 from .._roots import last_true, narrow_bracket
 from .._validation import check_int, check_positive, check_probability
 from ..audit import SampleFn
-from ..bounds.base import DELTA_FLOOR, EPS0_MAX
 from ..bounds import clone_pair
+from ..bounds.base import DELTA_FLOOR, EPS0_MAX
 from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
 from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
 from ..curves import ProfileCurve, invert_profile

@@ -269,7 +269,7 @@ def sep_mm(
         raise ValueError(f"weights must be one of {', '.join(SEP_WEIGHTS)}, got {weights!r}")
     n = int(counts.sum())
     ms, mses = [], []
-    for nk, e in zip(counts, levels):
+    for nk, e in zip(counts, levels, strict=False):
         m = blanket_threshold(int(nk), d, s, float(e), delta)
         params = SegmentedParameters(m, (1.0,), slots_for(m))
         ms.append(m)
