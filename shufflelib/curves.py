@@ -325,8 +325,7 @@ class DominatingPair(PrivacyCurve):
                 raise ValueError(f"{name} must describe a total mass <= 1, got {mass!r}")
             if 1.0 - mass > tail_mass + 1e-9:
                 raise ValueError(
-                    f"tail_mass must be >= the missing mass 1 - sum(exp({name})) = {1.0 - mass!r}, "
-                    f"got {tail_mass!r}"
+                    f"tail_mass must be >= the missing mass 1 - sum(exp({name})) = {1.0 - mass!r}, got {tail_mass!r}"
                 )
         self.log_p, self.log_q = log_p, log_q
         self.symmetric = bool(symmetric)
@@ -481,9 +480,7 @@ class ProfileCurve(PrivacyCurve):
             raise ValueError(f"upper must be True or False, got {upper!r}")
         self.upper = upper
         self._fn = delta_fn
-        self._grid = (
-            None if eps_grid is None else np.unique(check_array("eps_grid", eps_grid, ndim=1, low=0.0))
-        )
+        self._grid = None if eps_grid is None else np.unique(check_array("eps_grid", eps_grid, ndim=1, low=0.0))
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
         return np.asarray(self._fn(eps), dtype=float).reshape(eps.shape)

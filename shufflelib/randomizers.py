@@ -200,9 +200,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         try:
             np.broadcast_shapes(yv.shape, xv.shape)
         except ValueError:
-            raise ValueError(
-                f"y and x must have broadcast-compatible shapes, got {yv.shape} and {xv.shape}"
-            ) from None
+            raise ValueError(f"y and x must have broadcast-compatible shapes, got {yv.shape} and {xv.shape}") from None
         return self._log_likelihood(yv, xv)
 
     def likelihood(self, y: object, x: object) -> np.ndarray:

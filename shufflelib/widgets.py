@@ -150,9 +150,7 @@ def figure_explorer(
         values[name] = vals
     total = math.prod(len(v) for v in values.values())
     if total > MAX_GRID_POINTS:
-        raise ValueError(
-            f"grid must have at most {MAX_GRID_POINTS} points in all, got {total}: use fewer values"
-        )
+        raise ValueError(f"grid must have at most {MAX_GRID_POINTS} points in all, got {total}: use fewer values")
     labels = dict(labels or {})
     unknown = (set(labels) | set(initial or {})) - set(names)
     if unknown:
@@ -191,8 +189,7 @@ def figure_explorer(
             view.layout = widgets.Layout(max_width="100%", height="auto")
         else:
             raise ValueError(
-                f"plot must return a matplotlib Figure or a str of HTML, got {type(shown).__name__} "
-                f"at {params}"
+                f"plot must return a matplotlib Figure or a str of HTML, got {type(shown).__name__} at {params}"
             )
         if caption is None:
             return view
@@ -210,4 +207,3 @@ def figure_explorer(
 
     figures = build(0, ())
     return widgets.VBox([*sliders, figures])
-

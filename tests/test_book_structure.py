@@ -124,4 +124,3 @@ def test_label_parser_sees_labels() -> None:
         ["ex-a"],
         ["ex-a"],
     )
-

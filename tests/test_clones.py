@@ -65,12 +65,8 @@ def test_binomial_shortfall_matches_direct_sum(m, p, u):
 
 def test_binomial_shortfall_keeps_tiny_thresholds_exact():
     # Thresholds just above the bottom of the support, as large eps0 produces them.
-    value, _ = binomial_shortfall(
-        np.array([1, 5, 10**6]), np.array([0.5, 0.5, 1e-9]), np.array([1e-20, 3e-18, 1e-20])
-    )
-    np.testing.assert_allclose(
-        value, [0.5e-20, 3e-18 / 32, 1e-20 * math.exp(1e6 * math.log1p(-1e-9))], rtol=1e-12
-    )
+    value, _ = binomial_shortfall(np.array([1, 5, 10**6]), np.array([0.5, 0.5, 1e-9]), np.array([1e-20, 3e-18, 1e-20]))
+    np.testing.assert_allclose(value, [0.5e-20, 3e-18 / 32, 1e-20 * math.exp(1e6 * math.log1p(-1e-9))], rtol=1e-12)
 
 
 def test_binomial_range_is_tight():
@@ -124,9 +120,7 @@ def test_matches_the_authors_reported_range():
 def test_closed_form_value_and_constants():
     # Theorem 3.1 evaluated by hand: e^4 = 54.59815, log(4e6) = 15.20181.
     inner = 8 * math.sqrt(54.598150033 * 15.201804919 / 1e5) + 8 * 54.598150033 / 1e5
-    assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(
-        math.log1p(math.tanh(2.0) * inner), rel=1e-9
-    )
+    assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(math.log1p(math.tanh(2.0) * inner), rel=1e-9)
     assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(0.53463, abs=1e-5)
 
 
@@ -288,6 +282,7 @@ def test_decomposition_slack_is_the_brute_force_minimum():
 
     for k, eps0 in ((2, 0.1), (3, 1.0), (5, 4.0)):
         rr = KRandomizedResponse(k, eps0)
+
         def lik(y, x, rr=rr):
             return float(rr.likelihood(np.array(y), np.array(x)))
 

@@ -52,9 +52,7 @@ def test_randomized_response_profile_matches_closed_form(eps0):
     eps = np.linspace(0.0, 1.2 * eps0, 61)
     got = rr.delta(eps)
     want = rr_delta(eps0, eps)
-    np.testing.assert_allclose(
-        got, want, rtol=1e-12, atol=1e-15
-    )  # atol: rounding of the log-ratio at eps = eps0
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)  # atol: rounding of the log-ratio at eps = eps0
     assert np.all(got[eps >= eps0 * (1 + 1e-12)] == 0.0)
 
 

@@ -150,9 +150,7 @@ def test_curve_views():
     eps = np.linspace(0, 1, 9)
     np.testing.assert_array_equal(curve.delta(eps), bound.delta_profile(2000, 1.0, eps))
     # The curve rounds epsilon up and the bound rounds it down: they bracket the root.
-    assert (
-        bound.epsilon(2000, 1.0, 1e-6) <= curve.epsilon(1e-6) <= bound.epsilon(2000, 1.0, 1e-6) * (1 + 1e-7)
-    )
+    assert bound.epsilon(2000, 1.0, 1e-6) <= curve.epsilon(1e-6) <= bound.epsilon(2000, 1.0, 1e-6) * (1 + 1e-7)
     alpha = np.linspace(0, 1, 21)
     f = curve.tradeoff(alpha)
     assert np.all(np.diff(f) <= 1e-12) and np.all(f <= 1 - alpha + 1e-12)

@@ -219,7 +219,7 @@ def test_theorem2_is_lambda_times_the_p0_q0_divergence_and_above_the_pair(w, q, 
     lp, lq = _pair_atoms(plan, w)
     assert got >= DominatingPair(lp, lq).delta(eps) - 1e-12
     # ... and never below its floor lambda E[2^-C].
-    floor = lam * float(np.dot(plan.count.pmf, 2.0 ** -plan.count.support))
+    floor = lam * float(np.dot(plan.count.pmf, 2.0**-plan.count.support))
     assert got >= floor * (1 - 1e-9)
 
 

@@ -41,8 +41,12 @@ def brute_pair(pair: ClonePair, eps: float) -> float:
         xs, ys = x[ok], y[ok]
         with np.errstate(divide="ignore"):
             log = (
-                gammaln(n + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(n - xs - ys + 1)
-                + (xs + ys) * np.log(r) + (n - xs - ys) * np.log1p(-2 * r)
+                gammaln(n + 1)
+                - gammaln(xs + 1)
+                - gammaln(ys + 1)
+                - gammaln(n - xs - ys + 1)
+                + (xs + ys) * np.log(r)
+                + (n - xs - ys) * np.log1p(-2 * r)
             )
         out[ok] = np.exp(log)
         return out
@@ -171,8 +175,14 @@ def test_poisson_pair_is_the_law_of_the_two_victim_cells():
         out = np.zeros(x.shape)
         xs, ys = x[ok], y[ok]
         nn = pair.trials
-        log = (gammaln(nn + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(nn - xs - ys + 1)
-               + (xs + ys) * np.log(pair.rate) + (nn - xs - ys) * np.log1p(-2 * pair.rate))
+        log = (
+            gammaln(nn + 1)
+            - gammaln(xs + 1)
+            - gammaln(ys + 1)
+            - gammaln(nn - xs - ys + 1)
+            + (xs + ys) * np.log(pair.rate)
+            + (nn - xs - ys) * np.log1p(-2 * pair.rate)
+        )
         out[ok] = np.exp(log)
         return out
 

@@ -91,8 +91,7 @@ class AmplificationBound(ABC):
     def __init__(self, mechanism: str = "generic", k: int | None = None) -> None:
         if mechanism not in self.mechanisms:
             raise ValueError(
-                f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, "
-                f"got {mechanism!r}"
+                f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, got {mechanism!r}"
             )
         if mechanism == "krr":
             if k is None:
@@ -278,4 +277,3 @@ def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
 
 def _check_eps(eps: float) -> float:
     return check_nonnegative("eps", eps)
-

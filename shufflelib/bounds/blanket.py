@@ -256,9 +256,7 @@ def _bennett_tail(blanket: _Blanket, log_a: np.ndarray, eps: np.ndarray) -> tupl
     return blanket.log_upper - _log_log1p_exp(log_beta), c
 
 
-def _log_profile(
-    tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: np.ndarray
-) -> np.ndarray:
+def _log_profile(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     """Log of the theorem's bound on ``delta`` at each ``eps`` in ``(0, eps0)`` (before capping)."""
     blanket = _blanket(mechanism, eps0, eps, k)
     log_const, c = tail(blanket, _log_expm1(eps), eps)

@@ -135,9 +135,7 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
     >>> round(float(v[0]), 12)  # (2.5 * 1 + 1.5 * 4 + 0.5 * 6) / 16
     0.71875
     """
-    m, p, u = np.broadcast_arrays(
-        np.asarray(m, dtype=float), np.asarray(p, dtype=float), np.asarray(u, dtype=float)
-    )
+    m, p, u = np.broadcast_arrays(np.asarray(m, dtype=float), np.asarray(p, dtype=float), np.asarray(u, dtype=float))
     value = np.zeros(m.shape)
     err = np.zeros(m.shape)
     r = np.minimum(np.ceil(u) - 1.0, m)  # X <= r <=> X < u

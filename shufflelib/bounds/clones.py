@@ -182,8 +182,7 @@ def _eps0_reason(eps0: float) -> str | None:
     if eps0 <= EPS0_LIMIT:
         return None
     return (
-        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), "
-        f"got eps0={eps0}"
+        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), got eps0={eps0}"
     )
 
 

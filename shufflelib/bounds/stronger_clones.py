@@ -63,7 +63,9 @@ def decomposition_slack(randomizer: LocalRandomizer) -> float:
     if not isinstance(randomizer, LocalRandomizer):
         raise ValueError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
     inputs, outputs = randomizer.domain, randomizer.output_domain
-    if not (inputs.discrete and outputs.discrete and math.isfinite(inputs.high - inputs.low + outputs.high - outputs.low)):
+    if not (
+        inputs.discrete and outputs.discrete and math.isfinite(inputs.high - inputs.low + outputs.high - outputs.low)
+    ):
         raise ValueError(f"randomizer must have finite discrete inputs and outputs, got {randomizer!r}")
     xs = np.arange(int(inputs.low), int(inputs.high) + 1)
     ys = np.arange(int(outputs.low), int(outputs.high) + 1)

@@ -62,11 +62,15 @@ def parse_population(text: str | None):
         raise ValueError("--population is required")
     name, _, rest = text.partition(":")
     if name not in POPULATION_FORMS:
-        raise ValueError(shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}"))
+        raise ValueError(
+            shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}")
+        )
     cls, names = POPULATION_FORMS[name]
     parts = [part.strip() for part in rest.split(",")] if rest else []
     if len(parts) != len(names):
-        raise ValueError(shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}"))
+        raise ValueError(
+            shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}")
+        )
     values: dict[str, Any] = {}
     for key, part in zip(names, parts, strict=False):
         try:
@@ -84,7 +88,9 @@ _POPULATION = Argument(
     "NAME:PARAMS",
 )
 _DUMMIES = (
-    Argument("--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)),
+    Argument(
+        "--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)
+    ),
     Argument(
         "--dummy-mode",
         "nonadaptive: add k dummies; adaptive: pad the batch to k messages (default nonadaptive)",

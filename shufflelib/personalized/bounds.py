@@ -323,7 +323,7 @@ class SoundClones(PersonalizedBound):
 
 # ---------------------------------------------------------------- baselines
 class StrongerClonesAtMax(PersonalizedBound):
-    """"FV": stronger clones at the largest local ε, plus the approximate-DP term for δ_0 > 0.
+    """ "FV": stronger clones at the largest local ε, plus the approximate-DP term for δ_0 > 0.
 
     Examples
     --------
@@ -355,7 +355,7 @@ class StrongerClonesAtMax(PersonalizedBound):
 
 
 class BlanketAtMax(PersonalizedBound):
-    """"BBGN": the privacy blanket (Bennett) for a generic ε_max-LDP randomizer; pure LDP only.
+    """ "BBGN": the privacy blanket (Bennett) for a generic ε_max-LDP randomizer; pure LDP only.
 
     Examples
     --------
@@ -383,7 +383,7 @@ class BlanketAtMax(PersonalizedBound):
 
 
 class GaussianDPApproximation(PersonalizedBound):
-    """"CCC": the μ-GDP approximation of Chen, Cao and Ge (a CLT approximation, not a bound).
+    """ "CCC": the μ-GDP approximation of Chen, Cao and Ge (a CLT approximation, not a bound).
 
     Parameters
     ----------
@@ -418,7 +418,7 @@ class GaussianDPApproximation(PersonalizedBound):
 
 
 class LZXProxy(PersonalizedBound):
-    """"LZX" proxy: FMT21's closed form with the personalized expected number of clones.
+    """ "LZX" proxy: FMT21's closed form with the personalized expected number of clones.
 
     Examples
     --------

@@ -209,8 +209,15 @@ def likelihood_ratio_sampler(
 
     def sample_fn(dataset_index: int, size: int, rng: np.random.Generator) -> np.ndarray:
         return log_likelihood_ratios(
-            mechanism, n, size, dataset_index, rng,
-            eps1=eps1, eps_other=eps_other, delta1=delta1, delta_other=delta_other,
+            mechanism,
+            n,
+            size,
+            dataset_index,
+            rng,
+            eps1=eps1,
+            eps_other=eps_other,
+            delta1=delta1,
+            delta_other=delta_other,
         )
 
     return sample_fn
@@ -233,8 +240,10 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
     >>> sample(1, 4, np.random.default_rng(0)).shape
     (4,)
     """
-    level = population.max_level if target is None else check_int(
-        "target", target, minimum=0, maximum=population.levels - 1
+    level = (
+        population.max_level
+        if target is None
+        else check_int("target", target, minimum=0, maximum=population.levels - 1)
     )
     if mechanism.needs_delta and np.any(population.delta <= 0):
         raise ValueError(f"the {mechanism.label} mechanism needs a local delta > 0 for every user")

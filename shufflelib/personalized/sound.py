@@ -224,8 +224,13 @@ def _gaussian_log_ratio_min(sig_i: np.ndarray, sb: float, sa: float, t_cut: floa
 
 
 def location_clone_probability(
-    kind: str, eps_i: np.ndarray, scale_i: np.ndarray, eps_range: tuple[float, float],
-    scale_range: tuple[float, float], t_cut: float, delta_prime: float,
+    kind: str,
+    eps_i: np.ndarray,
+    scale_i: np.ndarray,
+    eps_range: tuple[float, float],
+    scale_range: tuple[float, float],
+    t_cut: float,
+    delta_prime: float,
 ) -> np.ndarray:
     """Valid clone probabilities ``q_i = 2 p_i`` of users at ``eps_i`` for a target group.
 

@@ -84,6 +84,8 @@ WANG_2023 = (
 )
 #: Relative margin by which closed forms are rounded up.
 _ROUNDING = 1e-12
+
+
 class PopulationBound(ABC):
     """Base class: an upper bound on user 1's central privacy when the population is random.
 

@@ -111,7 +111,11 @@ def lemma4_delta(eps: float, tau: float, p: float, n: object, form: str = "proof
     if form not in LEMMA4_FORMS:
         raise ValueError(f"form must be one of {', '.join(LEMMA4_FORMS)}, got {form!r}")
     s = dgauss.s_term(tau, n)
-    quadratic = {"proof": p**2 / (2.0 * n * tau**2), "statement": p / (2.0 * n * tau**2), "expected": p**2 / (n * tau**2)}
+    quadratic = {
+        "proof": p**2 / (2.0 * n * tau**2),
+        "statement": p / (2.0 * n * tau**2),
+        "expected": p**2 / (n * tau**2),
+    }
     num = eps - quadratic[form] - 2.5 * s
     den = p / (tau * np.sqrt(n)) + 10.0 * s
     z = np.where(num > 0, num / den, 0.0)
@@ -233,9 +237,7 @@ def calibrate_tau(eps: float, delta_sum: float, p: float, law: PopulationLaw, fo
     while value(hi) > delta_sum:
         hi += 1.0
     lo = math.log(1e-3)
-    found = first_true(
-        lambda t: value(t) <= delta_sum, lambda t: math.log(max(value(t), 1e-300)) - log_target, lo, hi
-    )
+    found = first_true(lambda t: value(t) <= delta_sum, lambda t: math.log(max(value(t), 1e-300)) - log_target, lo, hi)
     return math.exp(found)
 
 

@@ -111,9 +111,7 @@ def _log_binom_pmf(t: np.ndarray, n: int, p: float) -> np.ndarray:
         return binom.logpmf(t, n, p)
 
 
-def set_log_ratio(
-    cells: object, total: object, n_slots: int, gamma: float, d: int, lam: float, s: int
-) -> np.ndarray:
+def set_log_ratio(cells: object, total: object, n_slots: int, gamma: float, d: int, lam: float, s: int) -> np.ndarray:
     """Exact ``log P/Q`` of a view ``(cells, total)`` for a victim with ``s`` items.
 
     Under dataset 0, ``P(h, t) = M_t(h) Σ_r c_r(t) e_r(h_0, ..., h_{s−1})`` with ``M_t`` the
@@ -136,9 +134,9 @@ def set_log_ratio(
         raise ValueError(f"cells must have shape (len(total), 2 s) = ({t.size}, {2 * s}), got {h.shape}")
     r = np.arange(s + 1)
     with np.errstate(divide="ignore"):  # log(0) for lam in {0, 1} or empty supports: -inf is intended
-        log_c = (
-            r * math.log(lam) if lam > 0 else np.where(r == 0, 0.0, -np.inf)
-        ) + ((s - r) * math.log1p(-lam) if lam < 1 else np.where(r == s, 0.0, -np.inf))
+        log_c = (r * math.log(lam) if lam > 0 else np.where(r == 0, 0.0, -np.inf)) + (
+            (s - r) * math.log1p(-lam) if lam < 1 else np.where(r == s, 0.0, -np.inf)
+        )
         log_c = log_c[None, :] + _log_binom_pmf(t[:, None] - r[None, :], n_slots, gamma)
         log_c = log_c + r[None, :] * math.log(d) + gammaln(t[:, None] - r[None, :] + 1) - gammaln(t[:, None] + 1)
         log_c = np.where(t[:, None] - r[None, :] >= 0, log_c, -np.inf)

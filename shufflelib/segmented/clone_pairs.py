@@ -303,8 +303,12 @@ class ClonePair:
         if resolution is not None:
             resolution = check_positive("resolution", resolution)
         blocks = pair_blocks(
-            np.array([self.trials]), self.rate, np.array([self.w_near]), np.array([self.w_far]),
-            np.array([self.w_rest]), resolution,
+            np.array([self.trials]),
+            self.rate,
+            np.array([self.w_near]),
+            np.array([self.w_far]),
+            np.array([self.w_rest]),
+            resolution,
         )
         return mixture_delta(*blocks, np.ones(1), eps)
 

@@ -351,7 +351,10 @@ def optimize_parameters(
             raise ValueError("m_grid must hold values > 0")
     lambdas = lambda_grid(grid, n, d, s, levels, delta, thresholds=thresholds, **kwargs)
     bounds = np.array(
-        [mse_bound(counts, lam, float(m), s) if counts @ lam > 0 else math.inf for m, lam in zip(grid, lambdas, strict=False)]
+        [
+            mse_bound(counts, lam, float(m), s) if counts @ lam > 0 else math.inf
+            for m, lam in zip(grid, lambdas, strict=False)
+        ]
     )
     best = int(np.argmin(bounds))
     m = float(grid[best])
