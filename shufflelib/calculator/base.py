@@ -163,7 +163,8 @@ class Argument:
 
     Examples
     --------
-    >>> arg = Argument("--counts", "number of users per eps0 level", "LIST", number=Number(integer=True, low=1, many=True))
+    >>> counts = Number(integer=True, low=1, many=True)
+    >>> arg = Argument("--counts", "number of users per eps0 level", "LIST", number=counts)
     >>> arg.dest, arg.parse("10,20")
     ('counts', [10, 20])
     """

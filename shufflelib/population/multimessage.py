@@ -71,9 +71,11 @@ __all__ = [
     "noisy_means",
 ]
 
-#: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for random populations (``p^2/(n tau^2)``).
+#: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for
+#: random populations (``p^2/(n tau^2)``).
 LEMMA4_FORMS = ("proof", "statement", "expected")
-#: ``sigma``-security term, as in Definition 6 (``2^-sigma``), the proof of Proposition 2 (``e^-sigma``), Lemma 3 as printed (``sigma``).
+#: ``sigma``-security term, as in Definition 6 (``2^-sigma``), the proof of Proposition 2
+#: (``e^-sigma``), Lemma 3 as printed (``sigma``).
 SECURITY_CONVENTIONS = ("definition", "proof", "statement")
 #: Group order, as in Theorem 6 with ``q = ceil(2 x* p)`` (``"theorem6"``), its literal ``ceil(2 n* p)`` with
 #: ``n* = x*/2`` (``"literal"``), or room for the largest population and the noise (``"headroom"``, ours).

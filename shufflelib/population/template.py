@@ -58,7 +58,8 @@ __all__ = [
     "BUDGETS",
 ]
 
-#: Forms of Theorem 2 / 4(b), either the Chernoff ``sqrt(2 (lam + k) q log(2/δ))`` or the paper's 4(b) ``sqrt((4 lam + 2k) q log(2/δ))``.
+#: Forms of Theorem 2 / 4(b), either the Chernoff ``sqrt(2 (lam + k) q log(2/δ))`` or the paper's
+#: 4(b) ``sqrt((4 lam + 2k) q log(2/δ))``.
 POISSON_FORMS = ("chernoff", "paper")
 #: Tail inequality for Theorems 3 / 4(e), either the paper's Chebyshev or the (one-sided) Cantelli inequality.
 CHEBYSHEV_FORMS = ("chebyshev", "cantelli")
