@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from scipy.optimize import brentq
 
-__all__ = ["last_true", "first_true", "largest_reaching", "narrow_bracket"]
+__all__ = ["last_true", "first_true", "largest_reaching", "narrow_bracket", "first_integer"]
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -183,3 +183,20 @@ def narrow_bracket(
                 break
             hi = down
     return lo, hi
+
+
+def first_integer(pred: Callable[[int], bool], a: int, b: int) -> int:
+    """Smallest integer ``x`` in ``[a, b]`` with ``pred(x)`` (``pred`` monotone, false then true; ``pred(b)`` holds).
+
+    Examples
+    --------
+    >>> first_integer(lambda x: x * x >= 50, 0, 100)
+    8
+    """
+    while a < b:
+        mid = (a + b) // 2
+        if pred(mid):
+            b = mid
+        else:
+            a = mid + 1
+    return a

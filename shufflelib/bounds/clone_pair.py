@@ -56,6 +56,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
+from .._roots import first_integer
 from .._validation import check_array, check_in_range, check_int
 from .base import DELTA_FLOOR
 
@@ -190,18 +191,8 @@ def binomial_range(trials: int, prob: float, tail: float) -> tuple[int, int]:
     (1, 9)
     """
 
-    def first(pred) -> int:  # smallest x in [0, trials] with pred(x); pred(trials) holds
-        lo, hi = 0, trials
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pred(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    low = first(lambda x: binom.cdf(x, trials, prob) > tail)
-    high = first(lambda x: binom.sf(x, trials, prob) <= tail)
+    low = first_integer(lambda x: binom.cdf(x, trials, prob) > tail, 0, trials)
+    high = first_integer(lambda x: binom.sf(x, trials, prob) <= tail, 0, trials)
     return low, max(high, low)
 
 
