@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
     try:
         parser = build_parser(families)
         try:
-            args = parser.parse_args(argv)
+            args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else list(argv)))
         except SystemExit as exc:  # --help
             return int(exc.code or 0)
         except _UsageError as exc:
@@ -168,6 +168,30 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
     else:
         print(repr(answer))
     return 0
+
+
+def _attach_negative_values(argv: list[str]) -> list[str]:
+    """``--n -inf`` -> ``--n=-inf``: argparse takes a value starting with ``-`` for an option (every
+    calculator option is long, so a single-dash token after one is its value)."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        token = argv[i]
+        following = argv[i + 1] if i + 1 < len(argv) else ""
+        if (
+            token.startswith("--")
+            and "=" not in token
+            and token != "--json"
+            and following.startswith("-")
+            and not following.startswith("--")
+            and following not in ("-h",)
+        ):
+            out.append(f"{token}={following}")
+            i += 2
+        else:
+            out.append(token)
+            i += 1
+    return out
 
 
 def _family_texts(
