@@ -67,8 +67,8 @@ def invert_profile(
     **lower** bound: the largest ε with ``delta_at(ε) > delta``, rounded down (0 if none), so
     that the answer stays a lower bound on the true ε. The search starts on ``[0, hi]`` and
     doubles ``hi`` up to ``cap`` (beyond: ``inf``); a ``guess`` of the root (e.g. a Gaussian-DP
-    estimate) narrows the bracket first (:func:`shufflelib._roots.narrow_bracket`), which saves
-    evaluations and never changes the answer. Tolerance: that of :mod:`shufflelib._roots`
+    estimate) narrows the bracket first (``shufflelib._roots.narrow_bracket``), which saves
+    evaluations and never changes the answer. Tolerance: that of ``shufflelib._roots``
     (relative ``1e-9``, absolute ``1e-12``), on the safe side.
 
     Examples

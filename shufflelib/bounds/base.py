@@ -225,7 +225,7 @@ class AmplificationBound(ABC):
 
 def delta_from_epsilon(epsilon_at: Callable[[float], float], eps: float) -> float:
     """Smallest δ whose ``epsilon_at(δ)`` (a closed form, non-increasing in δ; ``inf`` outside the
-    theorem's range) is ``<= eps``, rounded up; 1 if none, :data:`DELTA_FLOOR` if every δ does.
+    theorem's range) is ``<= eps``, rounded up; 1 if none, ``DELTA_FLOOR`` (1e-300) if every δ does.
 
     Examples
     --------
@@ -251,7 +251,7 @@ def largest_eps0(epsilon_at: Callable[[float], float], eps: float, delta: float,
     """Largest ``eps0`` in ``(0, 50]`` whose central ``epsilon_at(eps0)`` is ``<= eps`` (rounded down).
 
     The one "largest local parameter reaching (ε, δ)" search of the bounds
-    (:func:`shufflelib._roots.largest_reaching`): starts at ``min(eps, 50)``, halving down to
+    (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)``, halving down to
     ``1e-9`` for bounds not capped at ``eps0``; ``epsilon_at`` returns ``inf`` where the theorem
     does not apply.
 

@@ -3,7 +3,7 @@ r"""Clone counts of users at personalized privacy levels, and their clone pair.
 In every clone analysis of Liu et al., user ``i ≠ 1`` independently produces a clone of user
 1's report with probability ``q_i`` (``q_i = 2 p_i``), so the number of clones is
 Poisson-binomial; users of one level share ``q``, so it is a sum of a few binomials:
-:data:`CloneCount` (:class:`shufflelib.bounds.clone_pair.BinomialSum`). User 1's report is a
+``CloneCount`` (:class:`shufflelib.bounds.clone_pair.BinomialSum`). User 1's report is a
 clone of the *other* value with probability ``w``. Both the count and the pair's
 hockey-stick divergence are computed by :mod:`shufflelib.bounds.clone_pair`, the one
 clone-pair core of the library; this module only translates ``w`` into the local log-odds
