@@ -8,6 +8,11 @@ Three subcommands ask an amplification bound its three questions::
 
 The answer alone is printed on the last line of stdout (a round-trip exact
 float); ``--json`` prints one JSON record of the inputs and the answer instead.
+Every record carries ``"sound"``: ``false`` when the library knows the value may
+not be a valid bound (a formula as printed, a bound the book refutes; see
+:meth:`~shufflelib.bounds.base.AmplificationBound.soundness`), with the reason
+under ``"warning"``; the calculator then also writes
+``warning: not a valid bound for ...`` on one line of stderr.
 Bad arguments exit with status 2, a bound whose theorem does not cover the
 parameters with status 1; either way with a one-line message on stderr.
 
@@ -34,6 +39,7 @@ from typing import Any, NoReturn
 
 from ._validation import check_int
 from .bounds import BOUNDS, MECHANISMS, AmplificationBound, NotApplicableError
+from .bounds.base import soundness_record
 from .personalized.cli import PersonalizedFamily
 from .population.cli import PopulationFamily
 from .segmented.cli import SegmentedFamily
@@ -190,6 +196,7 @@ class UniformFamily(Family):
             first: x,
             second: y,
             question.answer: result,
+            **soundness_record(model.soundness(n=n, **{first: x, second: y})),
         }
 
     def describe(self, bound: str) -> list[str]:
@@ -349,6 +356,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{prefix}: {exc}", 1)
     except ValueError as exc:
         return _fail(f"{prefix}: error: {exc}", 2)
+    if not record.get("sound", True):
+        print(" ".join(f"warning: {record['warning']} (bound {args.bound})".split()), file=sys.stderr)
     if args.json:
         print(json.dumps(record))
     else:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..bounds.base import soundness_record
 from .bounds import PERSONALIZED_BOUNDS, PersonalizedBound
 from .mechanisms import CALIBRATIONS, KINDS, LocalMechanism
 from .population import Population
@@ -118,7 +119,7 @@ class PersonalizedFamily:
         record: dict[str, Any] = {
             "bound": bound,
             "randomizer": model.mechanism.label,
-            "sound": model.sound,
+            **soundness_record(model.soundness()),
             "n": population.n,
             "eps0": levels,
             "counts": [int(c) for c in counts],

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._validation import check_int
+from ..bounds.base import soundness_record
 from .bounds import (
     AdaptiveTheorem,
     BinomialTheorem,
@@ -233,6 +234,7 @@ class PopulationFamily:
             first: x,
             second: y,
             question.answer: result,
+            **soundness_record(model.soundness()),
         }
 
 

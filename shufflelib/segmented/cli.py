@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds.base import NotApplicableError
+from ..bounds.base import NotApplicableError, soundness_record
 from .group import GROUP_FORMS, GroupCurve
 from .optimize import item_curve, max_reporting_probability, slots_for
 
@@ -42,6 +42,24 @@ class SegmentedThm3:
     title = "Segmented shuffle protocol (Wang et al.), Theorem 3 as printed: not sound for lam < 1"
     reference = "S. Wang et al., Segmented Private Data Aggregation in the Multi-message Shuffle Model."
 
+    @classmethod
+    def soundness(cls, lam: float = 1.0, **params: object) -> str | None:
+        """``None`` when ``lam == 1``; for ``lam < 1`` why Theorem 3 is not a valid bound.
+
+        Examples
+        --------
+        >>> SegmentedThm3.soundness(lam=1.0) is None
+        True
+        >>> SegmentedThm3.soundness(lam=0.5)[:30]
+        'not a valid bound for lam < 1:'
+        """
+        if lam >= 1.0:
+            return None
+        return (
+            "not a valid bound for lam < 1: Theorem 3 ignores the total number of messages, "
+            "which shows whether the user reported (see the segmented chapter's erratum)"
+        )
+
 
 class SegmentedExact:
     """The exact single-item curve (total message count included), then group privacy.
@@ -56,6 +74,17 @@ class SegmentedExact:
     accounting = "exact"
     title = "Segmented shuffle protocol: exact single-item privacy (counts the number of messages), then group privacy"
     reference = "shuffle-dp-book, chapter 'Segmented private data aggregation'."
+
+    @classmethod
+    def soundness(cls, **params: object) -> str | None:
+        """Always ``None``: the exact item curve (rounded up) and group privacy are valid.
+
+        Examples
+        --------
+        >>> SegmentedExact.soundness(lam=0.5) is None
+        True
+        """
+        return None
 
 
 def _number(name: str, text: str | None) -> float:
@@ -140,6 +169,7 @@ class SegmentedFamily:
         lam = _number("lam", values["lam"])
         curve = GroupCurve(item_curve(n, m, d, lam, accounting=cls.accounting, gamma_max=gamma_max), s, group)
         record["lam"] = lam
+        record.update(soundness_record(cls.soundness(lam=lam)))
         if question.command == "epsilon":
             record["delta"] = _number("delta", values["delta"])
             record[question.answer] = float(curve.epsilon(record["delta"]))
