@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from shufflelib.__main__ import main
+from shufflelib.calculator import main
 from shufflelib.audit import audit_exceedances, clopper_pearson, shuffled_rr_sampler
 from shufflelib.bounds.clones import ClonesClosedForm, ClonesNumerical, closed_form_authors_code
 from shufflelib.curves import DominatingPair
@@ -172,7 +172,8 @@ def test_calculator_flags_unsound_values(capsys):
             "--counts", "500,500", "--delta", "1e-6"]
     assert main(argv) == 0
     out, err = capsys.readouterr()
-    assert err.startswith("warning: not a valid bound for the laplace randomizer")
+    assert err.startswith("shufflelib epsilon: warning: not a valid bound for the laplace randomizer")
+    assert len(err.strip().splitlines()) == 1
     assert float(out.strip().splitlines()[-1]) > 0
     assert main([*argv, "--json"]) == 0
     record = json.loads(capsys.readouterr().out)

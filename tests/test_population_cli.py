@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from shufflelib.__main__ import main
 from shufflelib.bounds.base import NotApplicableError
-from shufflelib.population.cli import (
+from shufflelib.calculator import main
+from shufflelib.calculator.population import (
     POPULATION_FORMS,
     PopulationFamily,
     parse_population,
@@ -61,7 +61,7 @@ def test_each_question_prints_the_library_value(capsys, bound, command):
     # A bound the library flags (Theorem 4(c)/(d) with the paper's 5 delta/4 budget) warns on stderr.
     reason = model.soundness()
     assert status == 0 and record["sound"] is (reason is None)
-    assert err == ("" if reason is None else f"warning: {reason} (bound {bound})\n")
+    assert err == ("" if reason is None else f"shufflelib {command}: warning: {reason}\n")
     assert record[ANSWER[command]] == expected
     assert record["population"] == POPULATIONS[bound] and record["dummies"] == 0
 

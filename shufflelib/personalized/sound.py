@@ -55,7 +55,7 @@ The bounds
 
 Numerical tolerance: that of
 :func:`~shufflelib.personalized.clone_count.clone_pair_delta` and
-:class:`~shufflelib.personalized.clone_count.CloneCount` (clone probabilities
+:class:`~shufflelib.bounds.clone_pair.BinomialSum` (clone probabilities
 are merged into at most ``q_groups`` bins, each at its smallest value).
 """
 

@@ -14,7 +14,7 @@ Modules:
 * :mod:`~shufflelib.population.multimessage` — the multi-message protocol (Algorithms 1–2, Lemma 4, Theorem 6);
 * :mod:`~shufflelib.population.union` — Theorem 5, Table II and the MULTI-UNION baseline;
 * :mod:`~shufflelib.population.security` — sigma-security of shuffled shares, exactly, on toy sizes;
-* :mod:`~shufflelib.population.cli` — the calculator family (``python -m shufflelib --bound pop-...``).
+* the calculator family (``python -m shufflelib --bound pop-...``): :mod:`shufflelib.calculator.population`.
 
 Examples
 --------

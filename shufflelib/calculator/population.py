@@ -17,11 +17,11 @@ BinomialPopulation(n_prime=48842, alpha=0.2)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._validation import check_int
 from ..bounds.base import soundness_record
-from .bounds import (
+from ..population.bounds import (
     AdaptiveTheorem,
     BinomialTheorem,
     MeanVarianceTheorem,
@@ -31,7 +31,7 @@ from .bounds import (
     SubGaussianTheorem,
     TemplateBound,
 )
-from .laws import (
+from ..population.laws import (
     BinomialPopulation,
     FixedPopulation,
     MeanVariance,
@@ -41,10 +41,8 @@ from .laws import (
     SubExponentialTail,
     SubGaussianTail,
 )
-from .tight import ExactShuffledRR, TightClones
-
-if TYPE_CHECKING:
-    from ..__main__ import Argument, Question
+from ..population.tight import ExactShuffledRR, TightClones
+from .base import Argument, Family, Number, Question, question_inputs, shorten
 
 __all__ = ["POPULATION_FORMS", "parse_population", "PopulationFamily"]
 
@@ -85,17 +83,17 @@ def parse_population(text: str | None):
         raise ValueError("--population is required")
     name, _, rest = text.partition(":")
     if name not in POPULATION_FORMS:
-        raise ValueError(f"population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}")
+        raise ValueError(shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}"))
     cls, names = POPULATION_FORMS[name]
     parts = [part.strip() for part in rest.split(",")] if rest else []
     if len(parts) != len(names):
-        raise ValueError(f"population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}")
+        raise ValueError(shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}"))
     values: dict[str, Any] = {}
     for key, part in zip(names, parts):
         try:
             number = float(part)
         except ValueError:
-            raise ValueError(f"{key} must be a number, got {part!r}") from None
+            raise ValueError(shorten(f"--population parameter {key} must be a number, got {part!r}")) from None
         values[key] = check_int(key, number) if key in _INTEGERS else number
     return cls(**values)
 
@@ -130,21 +128,31 @@ def _theorem(bound: str, population, dummies: int) -> TemplateBound:
     return SubExponentialTheorem(population, dummies)
 
 
-class PopulationFamily:
-    """Bounds for a random population (Wang et al. 2023): Theorems 1–4, the tight bound, the exact lower bound.
+_POPULATION = Argument(
+    "--population",
+    "law of the number of OTHER participants, NAME:PARAMS, one of "
+    + "; ".join(f"{name}:{','.join(params)}" for name, (_, params) in POPULATION_FORMS.items()),
+    "NAME:PARAMS",
+)
+_DUMMIES = (
+    Argument("--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)),
+    Argument(
+        "--dummy-mode",
+        "nonadaptive: add k dummies; adaptive: pad the batch to k messages (default nonadaptive)",
+        required=False,
+        choices=DUMMY_MODES,
+    ),
+)
 
-    A calculator family: it implements the protocol of :class:`shufflelib.__main__.Family`
-    (``bounds``, ``arguments``, ``answer``, ``describe``) without inheriting from
-    it, because ``shufflelib.__main__`` imports this module to register it, and
-    under ``python -m shufflelib`` that module runs as ``__main__``: importing
-    it back from here at import time would be circular.
+
+class PopulationFamily(Family):
+    """Bounds for a random population (Wang et al. 2023): Theorems 1–4, the tight bound, the exact lower bound.
 
     Examples
     --------
-    >>> from shufflelib.__main__ import QUESTIONS
-    >>> values = {"population": "binomial:48842,0.2", "eps0": "1", "delta": "1e-5",
-    ...           "dummies": None, "dummy_mode": None}
-    >>> round(PopulationFamily().answer(QUESTIONS[0], "pop-binomial", values)["eps"], 5)
+    >>> from shufflelib.calculator.base import QUESTIONS
+    >>> texts = {"population": "binomial:48842,0.2", "eps0": "1", "delta": "1e-5"}
+    >>> round(PopulationFamily().ask(QUESTIONS[0], "pop-binomial", texts)["eps"], 5)
     0.08725
     """
 
@@ -161,38 +169,9 @@ class PopulationFamily:
         )
     }
 
-    _INPUTS: Mapping[str, tuple[str, str]] = {
-        "epsilon": ("eps0", "delta"),
-        "delta": ("eps0", "eps"),
-        "eps0": ("eps", "delta"),
-    }
-
-    @staticmethod
-    def _options() -> dict[str, Argument]:
-        from ..__main__ import Argument  # at call time: see the class docstring
-
-        forms = "; ".join(f"{name}:{','.join(params)}" for name, (_, params) in POPULATION_FORMS.items())
-        return {
-            "population": Argument(
-                "--population", f"law of the number of OTHER participants, NAME:PARAMS, one of {forms}", "NAME:PARAMS"
-            ),
-            "eps0": Argument("--eps0", "local privacy parameter of each randomizer (> 0)", "EPS0"),
-            "eps": Argument("--eps", "central epsilon", "EPS"),
-            "delta": Argument("--delta", "central delta, in (0, 1)", "DELTA"),
-            "dummies": Argument("--dummies", "number of dummy reports k (default 0)", "K", required=False),
-            "dummy_mode": Argument(
-                "--dummy-mode",
-                "nonadaptive: add k dummies; adaptive: pad the batch to k messages (default nonadaptive)",
-                required=False,
-                choices=DUMMY_MODES,
-            ),
-        }
-
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
-        options = self._options()
-        names = ("population", *self._INPUTS[question.command], "dummies", "dummy_mode")
-        return tuple(options[name] for name in names)
+        return (_POPULATION, *question_inputs(question), *_DUMMIES)
 
     def describe(self, bound: str) -> list[str]:
         """Help paragraphs on ``bound``: its title, its reference and the populations it accepts."""
@@ -217,29 +196,21 @@ class PopulationFamily:
             return AdaptiveTheorem(_theorem(bound, population, 0), dummies)
         return _theorem(bound, population, dummies)
 
-    def answer(self, question: Question, bound: str, values: Mapping[str, str | None]) -> dict[str, Any]:
+    def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; returns the record printed by ``--json``."""
-        dummies = check_int("dummies", _real("dummies", values["dummies"] or "0"), minimum=0)
+        dummies = values["dummies"] or 0
         mode = values["dummy_mode"] or "nonadaptive"
         model = self.build(bound, values["population"], dummies, mode)
-        first, second = self._INPUTS[question.command]
-        x, y = _real(first, values[first]), _real(second, values[second])
+        first, second = (arg.dest for arg in question_inputs(question))
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
-        result = float(ask(x, y))
+        result = float(ask(values[first], values[second]))
         return {
             "bound": bound,
             "population": values["population"],
             "dummies": dummies,
             "dummy_mode": mode,
-            first: x,
-            second: y,
+            first: values[first],
+            second: values[second],
             question.answer: result,
             **soundness_record(model.soundness()),
         }
-
-
-def _real(name: str, text: str | None) -> float:
-    try:
-        return float(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {text!r}") from None
