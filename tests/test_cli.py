@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 
+from shufflelib.bounds import BOUNDS, NotApplicableError, get_bound
 from shufflelib.calculator import FAMILIES, Argument, Family, Number, Question, main
 from shufflelib.calculator.cli import BAD_ARGUMENTS, INTERNAL_ERROR, NOT_APPLICABLE
-from shufflelib.bounds import BOUNDS, NotApplicableError, get_bound
 
 N, EPS0, DELTA, EPS = 10_000, 0.4, 1e-6, 0.3
 
@@ -97,17 +97,13 @@ def test_exact_krr_defaults_to_binary_randomized_response(capsys):
 
 def test_explicit_mechanism_and_k(capsys):
     name = next(n for n, cls in BOUNDS.items() if "krr" in cls.mechanisms and "generic" in cls.mechanisms)
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", name, *ARGS["epsilon"], "--mechanism", "krr", "--k", "3"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", name, *ARGS["epsilon"], "--mechanism", "krr", "--k", "3")
     expected = get_bound(name, "krr", 3).epsilon(N, EPS0, DELTA)
     assert status == 0 and out.splitlines()[-1] == repr(expected)
 
 
 def test_scientific_notation_for_n(capsys):
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "exact-krr", "--n", "1e4", "--eps0", "0.4", "--delta", "1e-6"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", "exact-krr", "--n", "1e4", "--eps0", "0.4", "--delta", "1e-6")
     assert status == 0
     assert float(out) == get_bound("exact-krr", "krr", 2).epsilon(10_000, 0.4, 1e-6)
 
@@ -193,9 +189,7 @@ def _not_applicable_case():
 
 def test_not_applicable_exits_1_with_one_line(capsys):
     name, n, eps0 = _not_applicable_case()
-    status, out, err = run(
-        capsys, "epsilon", "--bound", name, "--n", str(n), "--eps0", str(eps0), "--delta", "1e-6"
-    )
+    status, out, err = run(capsys, "epsilon", "--bound", name, "--n", str(n), "--eps0", str(eps0), "--delta", "1e-6")
     assert status == 1 and out == ""
     assert err.count("\n") == 1 and "not applicable" in err and "Traceback" not in err
 
@@ -212,9 +206,7 @@ def test_help_lists_every_bound_with_title_and_reference():
     assert proc.returncode == 0 and proc.stderr == ""
     text = " ".join(proc.stdout.split())  # undo line wrapping
     for name, cls in BOUNDS.items():
-        assert (
-            name in text and " ".join(cls.title.split()) in text and " ".join(cls.reference.split()) in text
-        )
+        assert name in text and " ".join(cls.title.split()) in text and " ".join(cls.reference.split()) in text
     for command in ("epsilon", "delta", "eps0"):
         assert command in text
 
@@ -263,13 +255,9 @@ class _ToyFamily(Family):
 
 def test_a_new_family_registers_its_own_arguments(capsys, monkeypatch):
     monkeypatch.setattr("shufflelib.calculator.registry.FAMILIES", [*FAMILIES, _ToyFamily()])
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "toy", "--eps0", "1,4", "--counts", "10,6", "--delta", "0.1"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", "toy", "--eps0", "1,4", "--counts", "10,6", "--delta", "0.1")
     assert status == 0 and float(out) == 1.0
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "1,2", "--delta", "0.1"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "1,2", "--delta", "0.1")
     assert status == 2
     # --n is no longer required by every family, but still by the uniform one; --counts is the toy's only.
     status, _, err = run(capsys, "epsilon", "--bound", "exact-krr", "--eps0", "1", "--delta", "0.1")
@@ -317,7 +305,9 @@ def test_a_warning_is_printed_on_stderr_with_the_answer(capsys, monkeypatch):
 def test_a_long_value_is_not_echoed_in_full(capsys):
     status, _, err = run(capsys, "epsilon", "--bound", "x" * 100_000, *ARGS["epsilon"])
     assert status == 2 and err.count("\n") == 1 and len(err) < 1000 and "100002 characters" in err
-    status, _, err = run(capsys, "epsilon", "--bound", "clones", "--n", "1" * 100_000 + "x", "--eps0", "1", "--delta", "0.1")
+    status, _, err = run(
+        capsys, "epsilon", "--bound", "clones", "--n", "1" * 100_000 + "x", "--eps0", "1", "--delta", "0.1"
+    )
     assert status == 2 and len(err) < 1000 and "--n must be an integer >= 2" in err
 
 

@@ -13,16 +13,15 @@ import math
 import numpy as np
 import pytest
 
-from shufflelib.calculator import main
 from shufflelib.audit import audit_exceedances, clopper_pearson, shuffled_rr_sampler
 from shufflelib.bounds.clones import ClonesClosedForm, ClonesNumerical, closed_form_authors_code
+from shufflelib.calculator import main
 from shufflelib.curves import DominatingPair
 from shufflelib.dp_testing import shuffled_rr_count_pmfs
 from shufflelib.personalized.bounds import PaperTheorem2, SoundClones
 from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta
 from shufflelib.personalized.population import Population
-from shufflelib.population import BinomialPopulation, PoissonPopulation
-from shufflelib.population import dgauss
+from shufflelib.population import BinomialPopulation, PoissonPopulation, dgauss
 from shufflelib.population.experiments import adult_scenario, mean_tve, plan
 from shufflelib.population.multimessage import everyone_rate, multi_expected
 from shufflelib.population.union import multi_union, table2_bound
@@ -69,9 +68,15 @@ def test_population_modulus():
 
 
 def test_population_table2_binomial_row():
-    for alpha, delta_a, fails in [(0.05, 1e-5, True), (0.2, 1e-5, True), (0.4, 1e-10, True),
-                                  (0.5, 1e-3, False), (0.5, 1e-5, False), (0.5, 1e-10, False),
-                                  (0.6, 1e-10, False)]:
+    for alpha, delta_a, fails in [
+        (0.05, 1e-5, True),
+        (0.2, 1e-5, True),
+        (0.4, 1e-10, True),
+        (0.5, 1e-3, False),
+        (0.5, 1e-5, False),
+        (0.5, 1e-10, False),
+        (0.6, 1e-10, False),
+    ]:
         bound = table2_bound("binomial", delta_a, n_prime=48_842, alpha=alpha)
         tail = float(BinomialPopulation(48_843, alpha).cdf(math.ceil(bound) - 1))
         assert (tail > delta_a) is fails, (alpha, delta_a, tail)
@@ -154,8 +159,7 @@ def test_auditor_exceedances_over_seed_sets():
     sample = shuffled_rr_sampler(n, eps0, 0)
     first, runs = audit_exceedances(sample, pair_eps, 5_000, delta, range(300))
     assert first == 0  # the book's range(300)
-    above = sum(audit_exceedances(sample, pair_eps, 5_000, delta, range(300 * k, 300 * (k + 1)))[0]
-                for k in (1, 2, 3))
+    above = sum(audit_exceedances(sample, pair_eps, 5_000, delta, range(300 * k, 300 * (k + 1)))[0] for k in (1, 2, 3))
     assert above > 0  # other seed sets do exceed: 0% is not a property of the auditor
     assert clopper_pearson(above, 900)[1] < 0.05  # ... and the promise (rate <= alpha) holds
 
@@ -168,8 +172,19 @@ def test_pers_clones_is_never_looser_than_no_shuffling():
 
 
 def test_calculator_flags_unsound_values(capsys):
-    argv = ["epsilon", "--bound", "pers-liu24", "--randomizer", "laplace", "--eps0", "0.5,1",
-            "--counts", "500,500", "--delta", "1e-6"]
+    argv = [
+        "epsilon",
+        "--bound",
+        "pers-liu24",
+        "--randomizer",
+        "laplace",
+        "--eps0",
+        "0.5,1",
+        "--counts",
+        "500,500",
+        "--delta",
+        "1e-6",
+    ]
     assert main(argv) == 0
     out, err = capsys.readouterr()
     assert err.startswith("shufflelib epsilon: warning: not a valid bound for the laplace randomizer")
@@ -179,16 +194,49 @@ def test_calculator_flags_unsound_values(capsys):
     record = json.loads(capsys.readouterr().out)
     assert record["sound"] is False
     assert PaperTheorem2(LocalMechanism("rr")).sound
-    assert main(["epsilon", "--bound", "pers-liu24", "--randomizer", "rr", "--eps0", "0.5,1",
-                 "--counts", "500,500", "--delta", "1e-6", "--json"]) == 0
+    assert (
+        main(
+            [
+                "epsilon",
+                "--bound",
+                "pers-liu24",
+                "--randomizer",
+                "rr",
+                "--eps0",
+                "0.5,1",
+                "--counts",
+                "500,500",
+                "--delta",
+                "1e-6",
+                "--json",
+            ]
+        )
+        == 0
+    )
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["sound"] is True
 
 
 @pytest.mark.parametrize("lam, sound", [(1.0, True), (0.5, False)])
 def test_segmented_theorem3_is_flagged_below_lambda_one(capsys, lam, sound):
-    argv = ["delta", "--bound", "segmented-thm3", "--n", "1000", "--m", "1", "--d", "17", "--s", "1",
-            "--lam", str(lam), "--eps", "0.5", "--json"]
+    argv = [
+        "delta",
+        "--bound",
+        "segmented-thm3",
+        "--n",
+        "1000",
+        "--m",
+        "1",
+        "--d",
+        "17",
+        "--s",
+        "1",
+        "--lam",
+        str(lam),
+        "--eps",
+        "0.5",
+        "--json",
+    ]
     assert main(argv) == 0
     out, err = capsys.readouterr()
     assert json.loads(out)["sound"] is sound

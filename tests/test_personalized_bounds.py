@@ -180,16 +180,38 @@ def _run(*argv: str) -> subprocess.CompletedProcess:
 
 
 def test_calculator_accepts_a_personalized_population():
-    done = _run("epsilon", "--bound", "pers-clones", "--randomizer", "laplace",
-                "--eps0", "0.5,1,2", "--counts", "5000,3000,2000", "--delta", "1e-6")
+    done = _run(
+        "epsilon",
+        "--bound",
+        "pers-clones",
+        "--randomizer",
+        "laplace",
+        "--eps0",
+        "0.5,1,2",
+        "--counts",
+        "5000,3000,2000",
+        "--delta",
+        "1e-6",
+    )
     assert done.returncode == 0, done.stderr
     eps = float(done.stdout.strip().splitlines()[-1])
     pop = Population([0.5, 1.0, 2.0], [5000, 3000, 2000])
     assert eps == SoundClones(LAPLACE).epsilon(pop, 1e-6)
     helped = _run("epsilon", "--help")
     assert helped.returncode == 0 and all(name in helped.stdout for name in PERSONALIZED_BOUNDS)
-    bad = _run("epsilon", "--bound", "pers-clones", "--randomizer", "laplace",
-               "--eps0", "0.5,1", "--counts", "5000", "--delta", "1e-6")
+    bad = _run(
+        "epsilon",
+        "--bound",
+        "pers-clones",
+        "--randomizer",
+        "laplace",
+        "--eps0",
+        "0.5,1",
+        "--counts",
+        "5000",
+        "--delta",
+        "1e-6",
+    )
     assert bad.returncode == 2 and "counts" in bad.stderr
 
 

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from shufflelib.curves import DominatingPair
 from shufflelib.bounds.clone_pair import binomial_shortfall
+from shufflelib.curves import DominatingPair
 from shufflelib.personalized.clone_count import CloneCount, clone_pair_delta
 from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
 from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma
@@ -219,7 +219,7 @@ def test_theorem2_is_lambda_times_the_p0_q0_divergence_and_above_the_pair(w, q, 
     lp, lq = _pair_atoms(plan, w)
     assert got >= DominatingPair(lp, lq).delta(eps) - 1e-12
     # ... and never below its floor lambda E[2^-C].
-    floor = lam * float(np.dot(plan.count.pmf, 2.0 ** -plan.count.support))
+    floor = lam * float(np.dot(plan.count.pmf, 2.0**-plan.count.support))
     assert got >= floor * (1 - 1e-9)
 
 

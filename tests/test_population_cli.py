@@ -113,6 +113,8 @@ def test_module_entry_point():
     """``python -m shufflelib`` runs this module's family (the registration is not circular)."""
     argv = ["epsilon", "--bound", "pop-poisson", "--population", "poisson:5000", "--eps0", "1", "--delta", "1e-5"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "shufflelib", *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "shufflelib", *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert float(done.stdout.strip().splitlines()[-1]) == pytest.approx(0.12555, abs=5e-6)

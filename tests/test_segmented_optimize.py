@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from shufflelib.calculator import QUESTIONS
+from shufflelib.calculator.segmented import SegmentedFamily
 from shufflelib.segmented.baselines import (
     mm_shuffle,
     sep_mm,
@@ -17,7 +18,6 @@ from shufflelib.segmented.baselines import (
     subexp_shuffle,
     subexp_total_variation,
 )
-from shufflelib.calculator.segmented import SegmentedFamily
 from shufflelib.segmented.group import item_budget
 from shufflelib.segmented.optimize import (
     blanket_threshold,

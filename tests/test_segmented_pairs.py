@@ -41,8 +41,12 @@ def brute_pair(pair: ClonePair, eps: float) -> float:
         xs, ys = x[ok], y[ok]
         with np.errstate(divide="ignore"):
             log = (
-                gammaln(n + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(n - xs - ys + 1)
-                + (xs + ys) * np.log(r) + (n - xs - ys) * np.log1p(-2 * r)
+                gammaln(n + 1)
+                - gammaln(xs + 1)
+                - gammaln(ys + 1)
+                - gammaln(n - xs - ys + 1)
+                + (xs + ys) * np.log(r)
+                + (n - xs - ys) * np.log1p(-2 * r)
             )
         out[ok] = np.exp(log)
         return out
@@ -128,7 +132,7 @@ def test_theorem1_as_restated_fails_for_a_distinguishable_residual():
     # whether the victim was "residual", which the pair forgets.
     victim0, victim1 = [0.3, 0.1, 0.6, 0.0], [0.1, 0.3, 0.6, 0.0]
     other = [0.1, 0.1, 0.2, 0.6]
-    assert max(v / o for v, o in zip(victim0, other) if o > 0) == pytest.approx(3.0)
+    assert max(v / o for v, o in zip(victim0, other, strict=False) if o > 0) == pytest.approx(3.0)
     n = 8
     p = histogram_law([victim0] + [other] * (n - 1))
     q = histogram_law([victim1] + [other] * (n - 1))
@@ -171,8 +175,14 @@ def test_poisson_pair_is_the_law_of_the_two_victim_cells():
         out = np.zeros(x.shape)
         xs, ys = x[ok], y[ok]
         nn = pair.trials
-        log = (gammaln(nn + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(nn - xs - ys + 1)
-               + (xs + ys) * np.log(pair.rate) + (nn - xs - ys) * np.log1p(-2 * pair.rate))
+        log = (
+            gammaln(nn + 1)
+            - gammaln(xs + 1)
+            - gammaln(ys + 1)
+            - gammaln(nn - xs - ys + 1)
+            + (xs + ys) * np.log(pair.rate)
+            + (nn - xs - ys) * np.log1p(-2 * pair.rate)
+        )
         out[ok] = np.exp(log)
         return out
 

@@ -56,6 +56,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
+from .._roots import first_integer
 from .._validation import check_array, check_in_range, check_int
 from .base import DELTA_FLOOR
 
@@ -135,9 +136,7 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
     >>> round(float(v[0]), 12)  # (2.5 * 1 + 1.5 * 4 + 0.5 * 6) / 16
     0.71875
     """
-    m, p, u = np.broadcast_arrays(
-        np.asarray(m, dtype=float), np.asarray(p, dtype=float), np.asarray(u, dtype=float)
-    )
+    m, p, u = np.broadcast_arrays(np.asarray(m, dtype=float), np.asarray(p, dtype=float), np.asarray(u, dtype=float))
     value = np.zeros(m.shape)
     err = np.zeros(m.shape)
     r = np.minimum(np.ceil(u) - 1.0, m)  # X <= r <=> X < u
@@ -192,18 +191,8 @@ def binomial_range(trials: int, prob: float, tail: float) -> tuple[int, int]:
     (1, 9)
     """
 
-    def first(pred) -> int:  # smallest x in [0, trials] with pred(x); pred(trials) holds
-        lo, hi = 0, trials
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pred(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    low = first(lambda x: binom.cdf(x, trials, prob) > tail)
-    high = first(lambda x: binom.sf(x, trials, prob) <= tail)
+    low = first_integer(lambda x: binom.cdf(x, trials, prob) > tail, 0, trials)
+    high = first_integer(lambda x: binom.sf(x, trials, prob) <= tail, 0, trials)
     return low, max(high, low)
 
 

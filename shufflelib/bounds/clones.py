@@ -51,9 +51,8 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
-from .._roots import first_true
 from .._validation import check_int, check_positive, check_probability
-from ..curves import ProfileCurve
+from ..curves import ProfileCurve, invert_profile
 from .base import AmplificationBound, NotApplicableError, _check_n_eps0
 from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
     BINOM_RTOL,
@@ -71,6 +70,7 @@ __all__ = [
     "ClonesClosedForm",
     "ClonesNumerical",
     "closed_form_authors_code",
+    "fmt_epsilon",
     "binomial_range",
     "binomial_shortfall",
     "BINOM_RTOL",
@@ -138,32 +138,14 @@ class ClonePairBound(AmplificationBound):
         return float(self.delta_profile(n, eps0, np.array([eps]))[0])
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        """ε(δ) by certified root finding on a bracket around a Gaussian-DP estimate.
+        """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.
 
-        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the
-        bracket (to ±2%, else ±25%, else ``[0, eps0]``); the root itself is
-        certified on the exact profile.
+        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the bracket
+        (:func:`~shufflelib.curves.invert_profile`); the root itself is certified on the profile.
         """
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta_checked(n, eps0, e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        lo, hi = 0.0, eps0  # delta(eps0) = 0: the pair is eps0-DP
         mean_clones = (n - 1) * self.clone_probability(eps0) + 1.0
         guess = _gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
-        for probe in guess * np.array([1.02, 0.98, 1.25, 0.75]):
-            if lo < probe < hi:  # each probe that falls inside the bracket narrows it
-                if d(probe) > delta:
-                    lo = probe
-                else:
-                    hi = probe
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: _log_or_floor(d(e)) - log_target, lo, hi)
+        return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized δ(ε) of the clone pair for an array of ε >= 0 (validated inputs).
@@ -202,8 +184,7 @@ def _eps0_reason(eps0: float) -> str | None:
     if eps0 <= EPS0_LIMIT:
         return None
     return (
-        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), "
-        f"got eps0={eps0}"
+        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), got eps0={eps0}"
     )
 
 
@@ -222,7 +203,7 @@ def _gaussian_dp_epsilon(mu: float, delta: float) -> float:
     return brentq(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
 
 
-def _log_or_floor(x: float) -> float:
+def _log_or_floor(x: float) -> float:  # read by bounds/exact.py
     return math.log(x) if x > 0 else -1e300
 
 
@@ -260,6 +241,28 @@ class ClonesNumerical(ClonePairBound):
     def clone_probability(self, eps0: float) -> float:
         """``e^{-eps0}``: every ``eps0``-LDP report contains a clone with this probability."""
         return math.exp(-eps0)
+
+
+def fmt_epsilon(eps0: object, delta: float, n: object) -> np.ndarray:
+    """Feldman, McMillan and Talwar's closed form (Theorem 3.1), vectorized, without its validity check:
+
+    ``log(1 + tanh(eps0/2) (8 sqrt(e^{eps0} log(4/δ)/n) + 8 e^{eps0}/n))``.
+
+    The one implementation of the formula: :class:`ClonesClosedForm` (with its validity range
+    and rounding), the random-population paper's "simplified" form
+    (:func:`~shufflelib.population.template.fmt_simplified`, ``n -> α n'``) and the LZX proxy
+    of the personalized chapter (:func:`~shufflelib.personalized.baselines.lzx_proxy_epsilon`,
+    ``n -> e^{eps0}·(expected clones)``) call it. ``n`` may be any positive real.
+
+    Examples
+    --------
+    >>> round(float(fmt_epsilon(4.0, 1e-6, 100_000)), 4)
+    0.5346
+    """
+    eps0 = np.asarray(eps0, dtype=float)
+    e0 = np.exp(eps0)
+    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    return np.log1p(np.tanh(eps0 / 2.0) * inner)
 
 
 class ClonesClosedForm(AmplificationBound):
@@ -312,10 +315,7 @@ class ClonesClosedForm(AmplificationBound):
         return None
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        e0 = math.exp(eps0)
-        inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
-        eps = math.log1p(math.tanh(eps0 / 2.0) * inner) * (1.0 + _INVERSE_ROUNDING)
-        return min(eps, eps0)
+        return min(float(fmt_epsilon(eps0, delta, n)) * (1.0 + _INVERSE_ROUNDING), eps0)
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         """Smallest δ the theorem certifies at ``eps`` (the closed-form inverse of :meth:`_epsilon`)."""

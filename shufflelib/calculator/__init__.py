@@ -32,30 +32,30 @@ No traceback reaches the user, and a long value is never echoed in full.
 
 Nothing outside this package imports it except ``shufflelib/__main__.py`` (three lines).
 
-**Adding a flag.** Declare it once, as an :class:`~shufflelib.calculator.base.Argument` in the family that reads it (in its
-``arguments(question)``), with a :class:`~shufflelib.calculator.base.Number` if it is numeric::
+**Adding a flag.** Declare it once, as an :class:`~shufflelib.calculator.base.Argument` in the
+family that reads it (in its ``arguments(question)``), with a
+:class:`~shufflelib.calculator.base.Number` if it is numeric::
 
     _COMPOSE = Argument("--compose", "number of compositions T (default 1)", "T",
                         required=False, number=Number(integer=True, low=1))
 
-The family's ``answer`` then receives ``values["compose"]`` already parsed (``None`` if not
-given); a bad value exits 2 with ``--compose must be an integer >= 1, got '0'``. A flag every
-family reads is declared in :mod:`~shufflelib.calculator.base` and added to each family's
-``arguments``. Two families may read one flag differently (``--eps0`` is a number for the
-uniform family, a list for the personalized one): argparse sees strings, and each family
-parses with its own declaration.
+The family's ``answer`` then receives ``values["compose"]`` already parsed (``None`` if not given);
+a bad value exits 2 with ``--compose must be an integer >= 1, got '0'``. A flag every family reads
+is declared in :mod:`~shufflelib.calculator.base` and added to each family's ``arguments``. Two
+families may read one flag differently (``--eps0`` is a number for the uniform family, a list for
+the personalized one): argparse sees strings, and each family parses with its own declaration.
 
-**Adding a family.** Subclass :class:`~shufflelib.calculator.base.Family` (``bounds``: classes with ``title`` and ``reference`` by ``--bound``
-name; ``arguments``; ``answer``; optionally ``describe`` for the help and ``answer_key`` when
-the printed answer is not ``question.answer``) and append an instance to
-``FAMILIES`` in :mod:`~shufflelib.calculator.registry`. The parser, the help and the
+**Adding a family.** Subclass :class:`~shufflelib.calculator.base.Family` (``bounds``: classes with
+``title`` and ``reference`` by ``--bound`` name; ``arguments``; ``answer``; optionally ``describe``
+for the help and ``answer_key`` when the printed answer is not ``question.answer``) and append an
+instance to ``FAMILIES`` in :mod:`~shufflelib.calculator.registry`. The parser, the help and the
 checks for missing or foreign flags follow from the declarations.
 
-**Marking an answer unsound.** A record with a ``"warning"`` entry (a sentence) prints ``<prog> <question>: warning: <sentence>``
-on stderr; the answer is still printed and the exit status is 0. Every family builds both
-entries from the bound's ``soundness()`` with
-:func:`~shufflelib.bounds.base.soundness_record` (``{"sound": True}``, or ``"sound": False``
-with the reason as the warning), so ``--json`` always carries ``"sound"``.
+**Marking an answer unsound.** A record with a ``"warning"`` entry (a sentence) prints ``<prog>
+<question>: warning: <sentence>`` on stderr; the answer is still printed and the exit status is 0.
+Every family builds both entries from the bound's ``soundness()`` with
+:func:`~shufflelib.bounds.base.soundness_record` (``{"sound": True}``, or ``"sound": False`` with
+the reason as the warning), so ``--json`` always carries ``"sound"``.
 
 Examples
 --------

@@ -163,7 +163,8 @@ class Argument:
 
     Examples
     --------
-    >>> arg = Argument("--counts", "number of users per eps0 level", "LIST", number=Number(integer=True, low=1, many=True))
+    >>> counts = Number(integer=True, low=1, many=True)
+    >>> arg = Argument("--counts", "number of users per eps0 level", "LIST", number=counts)
     >>> arg.dest, arg.parse("10,20")
     ('counts', [10, 20])
     """
@@ -244,7 +245,9 @@ class Family(ABC):
 
 # Options several families read the same way (a family may also declare its own reading).
 #: ``--eps0``: one local privacy parameter.
-EPS0 = Argument("--eps0", "local privacy parameter of each randomizer (> 0)", "EPS0", number=Number(low=0, open_low=True))
+EPS0 = Argument(
+    "--eps0", "local privacy parameter of each randomizer (> 0)", "EPS0", number=Number(low=0, open_low=True)
+)
 #: ``--eps``: central epsilon given to the delta question.
 EPS = Argument("--eps", "central epsilon (>= 0)", "EPS", number=Number(low=0))
 #: ``--eps``: central epsilon targeted by the eps0 question.

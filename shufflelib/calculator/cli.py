@@ -92,7 +92,10 @@ def build_parser(families: Sequence[Family] | None = None) -> argparse.ArgumentP
     epilog = _bounds_epilog(families)
     formatter = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
-        prog=PROG, description="Privacy calculator for amplification by shuffling.", epilog=epilog, formatter_class=formatter
+        prog=PROG,
+        description="Privacy calculator for amplification by shuffling.",
+        epilog=epilog,
+        formatter_class=formatter,
     )
     commands = parser.add_subparsers(dest="command", required=True)
     names = [name for family in families for name in family.bounds]

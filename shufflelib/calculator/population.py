@@ -21,27 +21,17 @@ from typing import Any
 
 from .._validation import check_int
 from ..bounds.base import soundness_record
-from ..population.bounds import (
-    AdaptiveTheorem,
-    BinomialTheorem,
-    MeanVarianceTheorem,
-    PoissonTheorem,
-    PopulationBound,
-    SubExponentialTheorem,
-    SubGaussianTheorem,
-    TemplateBound,
-)
+from ..population.bounds import PopulationBound
+from ..population.choice import ACCEPTS, BOUNDS, bound_for
 from ..population.laws import (
     BinomialPopulation,
     FixedPopulation,
     MeanVariance,
     NegativeBinomialPopulation,
     PoissonPopulation,
-    PopulationLaw,
     SubExponentialTail,
     SubGaussianTail,
 )
-from ..population.tight import ExactShuffledRR, TightClones
 from .base import Argument, Family, Number, Question, question_inputs, shorten
 
 __all__ = ["POPULATION_FORMS", "parse_population", "PopulationFamily"]
@@ -59,16 +49,6 @@ POPULATION_FORMS: Mapping[str, tuple[type, tuple[str, ...]]] = {
 _INTEGERS = {"others", "n_prime"}
 
 DUMMY_MODES = ("nonadaptive", "adaptive")
-_FULL_LAWS = "fixed, binomial, poisson, negbin"
-_ACCEPTS = {
-    "pop-binomial": "binomial",
-    "pop-poisson": "poisson",
-    "pop-meanvar": f"meanvar, {_FULL_LAWS}",
-    "pop-subgaussian": "subgaussian, binomial, poisson",
-    "pop-subexp": "subexp",
-    "pop-tight": _FULL_LAWS,
-    "pop-exact-rr": _FULL_LAWS,
-}
 
 
 def parse_population(text: str | None):
@@ -83,49 +63,23 @@ def parse_population(text: str | None):
         raise ValueError("--population is required")
     name, _, rest = text.partition(":")
     if name not in POPULATION_FORMS:
-        raise ValueError(shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}"))
+        raise ValueError(
+            shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}")
+        )
     cls, names = POPULATION_FORMS[name]
     parts = [part.strip() for part in rest.split(",")] if rest else []
     if len(parts) != len(names):
-        raise ValueError(shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}"))
+        raise ValueError(
+            shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}")
+        )
     values: dict[str, Any] = {}
-    for key, part in zip(names, parts):
+    for key, part in zip(names, parts, strict=False):
         try:
             number = float(part)
         except ValueError:
             raise ValueError(shorten(f"--population parameter {key} must be a number, got {part!r}")) from None
         values[key] = check_int(key, number) if key in _INTEGERS else number
     return cls(**values)
-
-
-def _law(population, bound: str) -> PopulationLaw:
-    if not isinstance(population, PopulationLaw):
-        raise ValueError(f"the {bound} bound needs a full law ({_FULL_LAWS}), got {population!r}")
-    return population
-
-
-def _theorem(bound: str, population, dummies: int) -> TemplateBound:
-    if bound == "pop-binomial":
-        if not isinstance(population, BinomialPopulation):
-            raise ValueError(f"the pop-binomial bound needs a binomial population, got {population!r}")
-        return BinomialTheorem(population, dummies)
-    if bound == "pop-poisson":
-        if not isinstance(population, PoissonPopulation):
-            raise ValueError(f"the pop-poisson bound needs a poisson population, got {population!r}")
-        return PoissonTheorem(population, dummies)
-    if bound == "pop-meanvar":
-        if not isinstance(population, (MeanVariance, PopulationLaw)):
-            raise ValueError(f"the pop-meanvar bound needs meanvar or a full law, got {population!r}")
-        return MeanVarianceTheorem(population, dummies)
-    if bound == "pop-subgaussian":
-        if isinstance(population, (BinomialPopulation, PoissonPopulation)):
-            population = population.subgaussian_tail()
-        if not isinstance(population, SubGaussianTail):
-            raise ValueError(f"the pop-subgaussian bound needs subgaussian, binomial or poisson, got {population!r}")
-        return SubGaussianTheorem(population, dummies)
-    if not isinstance(population, SubExponentialTail):
-        raise ValueError(f"the pop-subexp bound needs a subexp population, got {population!r}")
-    return SubExponentialTheorem(population, dummies)
 
 
 _POPULATION = Argument(
@@ -135,7 +89,9 @@ _POPULATION = Argument(
     "NAME:PARAMS",
 )
 _DUMMIES = (
-    Argument("--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)),
+    Argument(
+        "--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)
+    ),
     Argument(
         "--dummy-mode",
         "nonadaptive: add k dummies; adaptive: pad the batch to k messages (default nonadaptive)",
@@ -156,18 +112,7 @@ class PopulationFamily(Family):
     0.08725
     """
 
-    bounds: Mapping[str, type[PopulationBound]] = {
-        cls.name: cls
-        for cls in (
-            BinomialTheorem,
-            PoissonTheorem,
-            MeanVarianceTheorem,
-            SubGaussianTheorem,
-            SubExponentialTheorem,
-            TightClones,
-            ExactShuffledRR,
-        )
-    }
+    bounds: Mapping[str, type[PopulationBound]] = BOUNDS
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
@@ -176,7 +121,8 @@ class PopulationFamily(Family):
     def describe(self, bound: str) -> list[str]:
         """Help paragraphs on ``bound``: its title, its reference and the populations it accepts."""
         cls = self.bounds[bound]
-        return [cls.title, cls.reference, f"populations: {_ACCEPTS[bound]}"]
+        forms = [name for name, (form, _) in POPULATION_FORMS.items() if issubclass(form, ACCEPTS[bound])]
+        return [cls.title, cls.reference, f"populations: {', '.join(forms)}"]
 
     def build(self, bound: str, population_text: str, dummies: int, mode: str) -> PopulationBound:
         """The bound object for the parsed command-line values.
@@ -186,15 +132,7 @@ class PopulationFamily(Family):
         >>> PopulationFamily().build("pop-tight", "poisson:5000", 100, "adaptive")
         TightClones(PoissonPopulation(lam=5000.0), dummies=100, adaptive=True)
         """
-        population = parse_population(population_text)
-        adaptive = mode == "adaptive"
-        if bound == "pop-tight":
-            return TightClones(_law(population, bound), dummies, adaptive)
-        if bound == "pop-exact-rr":
-            return ExactShuffledRR(_law(population, bound), dummies, adaptive)
-        if adaptive:
-            return AdaptiveTheorem(_theorem(bound, population, 0), dummies)
-        return _theorem(bound, population, dummies)
+        return bound_for(bound, parse_population(population_text), dummies, mode == "adaptive")
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; returns the record printed by ``--json``."""

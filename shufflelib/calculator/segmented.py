@@ -98,7 +98,11 @@ _PROTOCOL = (
 _LAM = Argument("--lam", "reporting probability of the user's level, in [0, 1]", "LAM", number=Number(low=0, high=1))
 _OPTIONS = (
     Argument(
-        "--slots", "blanket slots per user (default ceil(m))", "SLOTS", required=False, number=Number(integer=True, low=1)
+        "--slots",
+        "blanket slots per user (default ceil(m))",
+        "SLOTS",
+        required=False,
+        number=Number(integer=True, low=1),
     ),
     Argument("--group", "group-privacy form (default paper)", required=False, choices=GROUP_FORMS),
 )
@@ -144,7 +148,15 @@ class SegmentedFamily(Family):
             record["eps"], record["delta"] = values["eps"], values["delta"]
             record["lam"] = float(
                 max_reporting_probability(
-                    n, m, d, s, values["eps"], values["delta"], accounting=cls.accounting, group=group, gamma_max=gamma_max
+                    n,
+                    m,
+                    d,
+                    s,
+                    values["eps"],
+                    values["delta"],
+                    accounting=cls.accounting,
+                    group=group,
+                    gamma_max=gamma_max,
                 )
             )
             record.update(soundness_record(cls.soundness(lam=record["lam"])))

@@ -209,8 +209,10 @@ class LocalMechanism:
         e = check_array("eps", eps, low=0.0)
         level_eps = check_positive("level_eps", level_eps)
         if self.kind == "rr":
-            return np.maximum(-np.expm1(np.minimum(e - level_eps, 0.0)), 0.0) * math.exp(level_eps) / (
-                1.0 + math.exp(level_eps)
+            return (
+                np.maximum(-np.expm1(np.minimum(e - level_eps, 0.0)), 0.0)
+                * math.exp(level_eps)
+                / (1.0 + math.exp(level_eps))
             )
         if self.kind == "laplace":
             return np.maximum(-np.expm1(np.minimum((e - level_eps) / 2.0, 0.0)), 0.0)
@@ -269,9 +271,7 @@ class LocalMechanism:
             return x + s * u
         return x + s * ndtri(p)
 
-    def sample(
-        self, x: np.ndarray, scale: np.ndarray, rng: np.random.Generator
-    ) -> np.ndarray:
+    def sample(self, x: np.ndarray, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Reports of users with inputs ``x`` and noise scales ``scale`` (broadcast).
 
         Examples

@@ -74,7 +74,15 @@ from .clone_count import CloneCount, clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
 
-__all__ = ["SoundPiece", "sound_pieces", "sound_delta", "sound_curve", "no_shuffling_delta", "DELTA_PRIMES", "location_clone_probability"]
+__all__ = [
+    "SoundPiece",
+    "sound_pieces",
+    "sound_delta",
+    "sound_curve",
+    "no_shuffling_delta",
+    "DELTA_PRIMES",
+    "location_clone_probability",
+]
 
 #: Probabilities δ' of the truncation event tried for the location mechanisms (0 means no truncation, Laplace).
 DELTA_PRIMES = {"laplace": (0.0, 1e-9), "gaussian": (1e-12, 1e-9, 1e-7)}
@@ -224,8 +232,13 @@ def _gaussian_log_ratio_min(sig_i: np.ndarray, sb: float, sa: float, t_cut: floa
 
 
 def location_clone_probability(
-    kind: str, eps_i: np.ndarray, scale_i: np.ndarray, eps_range: tuple[float, float],
-    scale_range: tuple[float, float], t_cut: float, delta_prime: float,
+    kind: str,
+    eps_i: np.ndarray,
+    scale_i: np.ndarray,
+    eps_range: tuple[float, float],
+    scale_range: tuple[float, float],
+    t_cut: float,
+    delta_prime: float,
 ) -> np.ndarray:
     """Valid clone probabilities ``q_i = 2 p_i`` of users at ``eps_i`` for a target group.
 
@@ -407,7 +420,7 @@ def no_shuffling_delta(eps: object, population: Population, mechanism: LocalMech
     flat = np.atleast_1d(e).ravel()
     deltas = np.broadcast_to(population.delta, population.eps.shape)
     out = np.zeros(flat.shape)
-    for level_eps, level_delta in zip(population.eps, deltas):
+    for level_eps, level_delta in zip(population.eps, deltas, strict=True):
         out = np.maximum(out, mechanism.local_delta(flat, float(level_eps), float(level_delta)))
     return out.reshape(e.shape)
 

@@ -211,13 +211,13 @@ def pair_blocks(
     first = np.maximum(lo, 1.0)
     starts = _row_starts(first, hi + 1.0, mean + clone, sd, resolution)
     ends = np.concatenate([starts[:, 1:] - 1.0, (hi + 1.0)[:, None]], axis=1)
-    t, l, h = trials[:, None], lo[:, None], hi[:, None]
-    weight = w_rest[:, None] * _mass(starts, ends, l, h, t, p2) + clone[:, None] * _mass(
-        starts - 1.0, ends - 1.0, l, h, t, p2
+    t, low, high = trials[:, None], lo[:, None], hi[:, None]
+    weight = w_rest[:, None] * _mass(starts, ends, low, high, t, p2) + clone[:, None] * _mass(
+        starts - 1.0, ends - 1.0, low, high, t, p2
     )
     weight = np.where(ends >= starts, weight, 0.0)
-    b_end = np.where(ends <= h, binom.pmf(ends, t, p2), 0.0)
-    b_prev = np.where(ends - 1.0 >= l, binom.pmf(ends - 1.0, t, p2), 0.0)
+    b_end = np.where(ends <= high, binom.pmf(ends, t, p2), 0.0)
+    b_prev = np.where(ends - 1.0 >= low, binom.pmf(ends - 1.0, t, p2), 0.0)
     denom = w_rest[:, None] * b_end + clone[:, None] * b_prev
     with np.errstate(divide="ignore", invalid="ignore"):  # denom = 0 only where b_prev = 0: no clone
         lam = np.where(denom > 0, clone[:, None] * b_prev / denom, 0.0)
@@ -303,8 +303,12 @@ class ClonePair:
         if resolution is not None:
             resolution = check_positive("resolution", resolution)
         blocks = pair_blocks(
-            np.array([self.trials]), self.rate, np.array([self.w_near]), np.array([self.w_far]),
-            np.array([self.w_rest]), resolution,
+            np.array([self.trials]),
+            self.rate,
+            np.array([self.w_near]),
+            np.array([self.w_far]),
+            np.array([self.w_rest]),
+            resolution,
         )
         return mixture_delta(*blocks, np.ones(1), eps)
 
