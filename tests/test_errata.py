@@ -172,47 +172,19 @@ def test_pers_clones_is_never_looser_than_no_shuffling():
 
 
 def test_calculator_flags_unsound_values(capsys):
-    argv = [
-        "epsilon",
-        "--bound",
-        "pers-liu24",
-        "--randomizer",
-        "laplace",
-        "--eps0",
-        "0.5,1",
-        "--counts",
-        "500,500",
-        "--delta",
-        "1e-6",
-    ]
-    assert main(argv) == 0
+    def argv(randomizer: str) -> list[str]:
+        population = ["--eps0", "0.5,1", "--counts", "500,500", "--delta", "1e-6"]
+        return ["epsilon", "--bound", "pers-liu24", "--randomizer", randomizer, *population]
+
+    assert main(argv("laplace")) == 0
     out, err = capsys.readouterr()
     assert err.startswith("shufflelib epsilon: warning: not a valid bound for the laplace randomizer")
     assert len(err.strip().splitlines()) == 1
     assert float(out.strip().splitlines()[-1]) > 0
-    assert main([*argv, "--json"]) == 0
-    record = json.loads(capsys.readouterr().out)
-    assert record["sound"] is False
+    assert main([*argv("laplace"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sound"] is False
     assert PaperTheorem2(LocalMechanism("rr")).sound
-    assert (
-        main(
-            [
-                "epsilon",
-                "--bound",
-                "pers-liu24",
-                "--randomizer",
-                "rr",
-                "--eps0",
-                "0.5,1",
-                "--counts",
-                "500,500",
-                "--delta",
-                "1e-6",
-                "--json",
-            ]
-        )
-        == 0
-    )
+    assert main([*argv("rr"), "--json"]) == 0
     out, err = capsys.readouterr()
     assert err == "" and json.loads(out)["sound"] is True
 
