@@ -51,8 +51,9 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
+from .._validation import check_int, check_positive, check_probability
 from ..curves import ProfileCurve, invert_profile
-from .base import AmplificationBound, _check_n_eps0
+from .base import AmplificationBound, NotApplicableError, _check_n_eps0
 from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
     BINOM_RTOL,
     _log_sinh,
@@ -68,6 +69,7 @@ __all__ = [
     "ClonePairBound",
     "ClonesClosedForm",
     "ClonesNumerical",
+    "closed_form_authors_code",
     "fmt_epsilon",
     "binomial_range",
     "binomial_shortfall",
@@ -328,3 +330,40 @@ class ClonesClosedForm(AmplificationBound):
         log_delta_min = math.log(2.0) - n / (16.0 * e0)
         log_delta = max(log_delta, log_delta_min)
         return min(math.exp(log_delta) * (1.0 + _ROUNDING), 1.0)
+
+
+def closed_form_authors_code(n: int, eps0: float, delta: float) -> float:
+    r"""The closed form as the authors' code computes it (not the printed Theorem 3.1).
+
+    The public code of Feldman, McMillan and Talwar (``apple/ml-shuffling-amplification``,
+    ``computeamplification.py``, ``closedformanalysis``) differs from the printed theorem
+    (:class:`ClonesClosedForm`) in two places: the factor is
+    :math:`(1 - e^{-\varepsilon_0})/(1 + e^{-\varepsilon_0 - \varepsilon_1})` with
+    :math:`\varepsilon_1 = \log(1 + a + c)` instead of
+    :math:`(e^{\varepsilon_0} - 1)/(e^{\varepsilon_0} + 1)` (larger, since
+    :math:`\varepsilon_1 > 0`), and the validity condition has :math:`\log(4/\delta)` instead
+    of :math:`\log(2/\delta)`. Here :math:`a = 8\sqrt{e^{\varepsilon_0}\log(4/\delta)/n}` and
+    :math:`c = 8e^{\varepsilon_0}/n` as in the theorem. Written from the formula, for
+    comparison only: the library's bound is :class:`ClonesClosedForm`.
+
+    Raises
+    ------
+    NotApplicableError
+        If ``eps0 > log(n / (16 log(4/delta)))``.
+
+    Examples
+    --------
+    >>> round(closed_form_authors_code(100_000, 4.0, 1e-6), 6)
+    0.537804
+    """
+    n = check_int("n", n, minimum=2)
+    eps0 = check_positive("eps0", eps0)
+    delta = check_probability("delta", delta)
+    limit = math.log(n / (16.0 * math.log(4.0 / delta)))
+    if not eps0 <= limit:
+        raise NotApplicableError(f"requires eps0 <= log(n / (16 log(4/delta))) = {limit:.4g}, got eps0={eps0}")
+    e0 = math.exp(eps0)
+    inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    eps1 = math.log1p(inner)
+    factor = -math.expm1(-eps0) / (1.0 + math.exp(-eps0 - eps1))
+    return math.log1p(factor * inner)

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._validation import check_int
+from ..bounds.base import soundness_record
 from ..population.bounds import PopulationBound
 from ..population.choice import ACCEPTS, BOUNDS, bound_for
 from ..population.laws import (
@@ -149,4 +150,5 @@ class PopulationFamily(Family):
             first: values[first],
             second: values[second],
             question.answer: result,
+            **soundness_record(model.soundness()),
         }
