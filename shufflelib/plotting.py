@@ -27,7 +27,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.figure import Figure
 
-__all__ = ["BOOK_STYLE", "COLUMN_WIDTH", "DPI", "panel_grid", "text_height_px", "use_book_style"]
+__all__ = [
+    "BOOK_STYLE",
+    "COLUMN_WIDTH",
+    "DPI",
+    "panel_grid",
+    "shuffle_model_diagram",
+    "text_height_px",
+    "use_book_style",
+]
 
 #: Width of the page's text column in inches at :data:`DPI` (757 px on a 1366-px screen).
 COLUMN_WIDTH = 7.5
@@ -137,3 +145,64 @@ def panel_grid(
     for ax in flat[panels:]:
         ax.remove()
     return fig, flat[:panels]
+
+
+def shuffle_model_diagram(values: tuple[int, ...] = (1, 0, 1, 1), seed: int = 3) -> Figure:
+    """The shuffle model in one picture: users, local randomizers, shuffler, analyzer.
+
+    Each user holds a bit, applies randomized response (her local randomizer) and sends
+    the report; the shuffler outputs the reports in a uniformly random order, so the
+    analyzer sees only the multiset of reports, here their count of ones.
+
+    Parameters
+    ----------
+    values
+        The users' bits (2 to 8 users).
+    seed
+        Seed of the reports and of the shuffle drawn in the picture.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The diagram, as wide as the text column.
+
+    Examples
+    --------
+    >>> fig = shuffle_model_diagram()
+    >>> {"Users", "Local randomizers", "Shuffler", "Analyzer"} <= {t.get_text() for t in fig.axes[0].texts}
+    True
+    """
+    if not 2 <= len(values) <= 8 or any(v not in (0, 1) for v in values):
+        raise ValueError(f"values must be 2 to 8 bits (0 or 1), got {values!r}")
+    rng = np.random.default_rng(seed)
+    n = len(values)
+    keep = rng.random(n) < 0.75  # randomized response with eps0 = log 3: truth w.p. 3/4
+    reports = [v if k else 1 - v for v, k in zip(values, keep)]
+    order = rng.permutation(n)
+
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 0.55 * n + 1.4))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(-0.9, n)
+    ax.axis("off")
+    ys = [n - 1 - i for i in range(n)]
+    box = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
+    arrow = dict(arrowstyle="->", color="0.4", lw=1)
+    columns = [(0.7, "Users"), (3.0, "Local randomizers"), (6.0, "Shuffler"), (8.9, "Analyzer")]
+    for x, title in columns:
+        ax.text(x, n - 0.35, title, ha="center", va="bottom", fontweight="bold")
+    for i, y in enumerate(ys):
+        ax.text(0.7, y, f"user {i + 1}: {values[i]}", ha="center", va="center", bbox=box)
+        ax.text(3.0, y, "RR", ha="center", va="center", bbox=dict(box, fc="#dce9f5"))
+        ax.annotate("", xy=(2.55, y), xytext=(1.45, y), arrowprops=arrow)
+        ax.annotate("", xy=(5.2, ys[int(np.flatnonzero(order == i)[0])]), xytext=(3.45, y),
+                    arrowprops=dict(arrow, color="#1f4e79"))
+        ax.text(4.05, y + 0.12, str(reports[i]), ha="center", va="bottom", color="#1f4e79")
+    ax.add_patch(plt.Rectangle((5.2, -0.45), 1.6, n - 0.1, fc="#f3e6d0", ec="0.3"))
+    for j, y in enumerate(ys):
+        ax.text(6.0, y, str(reports[int(order[j])]), ha="center", va="center")
+    ax.annotate("", xy=(8.1, (n - 1) / 2), xytext=(6.85, (n - 1) / 2), arrowprops=arrow)
+    ax.text(8.9, (n - 1) / 2, f"count of ones:\n{sum(reports)} of {n}", ha="center", va="center",
+            bbox=dict(box, fc="#e3f0e0"))
+    ax.text(5, -0.8, "Each user randomizes locally; the shuffler removes the order; the analyzer "
+            "sees only the multiset.", ha="center", va="center", fontsize="small")
+    return fig
