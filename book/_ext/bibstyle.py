@@ -1,8 +1,8 @@
 """The bibliography's style: author-year labels, as the text cites, and titles as written.
 
-The text cites with sphinxcontrib-bibtex's ``author_year`` style ("Feldman et al. [2021]"),
-so the bibliography labels its entries the same way ("Feldman et al., 2021"), sorted by
-author, year and title, instead of numbering them. Titles keep the capitalization of
+The bibliography labels its entries by author and year ("Feldman et al., 2021", with
+2019a, 2019b for the same authors and year), sorted by author, year and title, instead of
+numbering them; the text cites with the same labels (``bibtex_reference_style: label``). Titles keep the capitalization of
 ``references.bib`` (pybtex's ``unsrt`` style lower-cases them, which turns "Rényi" into
 "rényi"), and an entry's DOI or URL is printed as a link.
 
@@ -27,6 +27,7 @@ class AuthorYearLabelStyle(BaseLabelStyle):
     """Label an entry "Last, year", "Last and Last, year" or "Last et al., year"."""
 
     def format_labels(self, sorted_entries):
+        labels = []
         for entry in sorted_entries:
             persons = entry.persons.get("author") or entry.persons.get("editor") or []
             names = [_last_name(p) for p in persons]
@@ -34,7 +35,15 @@ class AuthorYearLabelStyle(BaseLabelStyle):
                 who = f"{names[0]} et al."
             else:
                 who = " and ".join(names) or entry.key
-            yield f"{who}, {entry.fields.get('year', 'n.d.')}"
+            labels.append(f"{who}, {entry.fields.get('year', 'n.d.')}")
+        # the same author and year twice: 2019a, 2019b, in the sorted order
+        seen: dict[str, int] = {}
+        for label in labels:
+            if labels.count(label) > 1:
+                seen[label] = seen.get(label, 0) + 1
+                yield label + "abcdefghijklmnopqrstuvwxyz"[seen[label] - 1]
+            else:
+                yield label
 
 
 class AuthorYearStyle(UnsrtStyle):
