@@ -309,6 +309,11 @@ def test_every_page_reads_well_on_a_laptop(laptop, server, path) -> None:
     page = laptop
     page.goto(f"{server}/{path}", wait_until="networkidle")
     wait_for_math(page)
+    if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
+        # the widgets' pictures are measured too, once the widget manager has drawn them
+        page.wait_for_function(
+            "() => document.querySelector('.widget-vbox') !== null", timeout=30_000
+        )
 
     figures = page.evaluate(FIGURE_SCALES)
     for figure in figures:

@@ -49,3 +49,25 @@ def test_shuffle_model_diagram_shows_the_shuffled_reports_and_their_count() -> N
     assert count.endswith(f"{sum(reports)} of 5")
     with pytest.raises(ValueError, match="values"):
         shuffle_model_diagram((1, 2))
+
+
+def test_figure_text_stays_legible_on_screen() -> None:
+    """The smallest text the book's figures use is >= 10 px on screen.
+
+    Figures are shown at >= 90 % of their natural size (tests/test_site.py checks this in the
+    browser); widget pictures are rendered at 90 dpi and never shrunk (they fit the column).
+    """
+    import re
+    from pathlib import Path
+
+    from shufflelib.plotting import DPI, text_height_px, use_book_style
+
+    use_book_style()
+    assert text_height_px("small", dpi=DPI, scale=0.9) >= 10
+    assert text_height_px("small", dpi=90) >= 10
+    book = Path(__file__).resolve().parents[1] / "book"
+    for chapter in sorted(book.glob("*.md")):
+        text = chapter.read_text()
+        assert not re.search(r"fontsize=\"(x-small|xx-small)\"", text), chapter.name
+        for size in re.findall(r"fontsize=(\d+(?:\.\d+)?)", text):
+            assert text_height_px(float(size), dpi=90) >= 10, f"{chapter.name}: fontsize={size}"
