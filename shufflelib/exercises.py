@@ -6,9 +6,13 @@ Examples
 >>> check_answer(0.75, 3 / 4)
 Correct: 0.75
 True
->>> check_answer(None, 3 / 4)
-Replace None with your answer and run the cell again.
-False
+>>> check_answer(None, 3 / 4) is None   # not attempted yet: silent
+True
+
+In the chapters the reader's answer sits in its own cell and the check in the next cell,
+whose input is removed from the website (``tags: [remove-input]``): on the site, where no
+answer can be entered, the check shows nothing and the expected value stays hidden; in a
+notebook the reader sets the answer and runs both cells.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from ._validation import check_nonnegative
 __all__ = ["check_answer"]
 
 
-def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, atol: float = 0.0) -> bool:
+def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, atol: float = 0.0) -> bool | None:
     """Compare a reader's numeric answer with the expected value and say how it went.
 
     Parameters
@@ -36,8 +40,10 @@ def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, a
 
     Returns
     -------
-    bool
-        Whether the answer is accepted. A message is printed either way.
+    bool or None
+        Whether the answer is accepted (a message says how it went), or ``None``, with
+        nothing printed, while the answer is ``None``: an exercise not attempted is not
+        wrong, and a static page shows no verdict.
 
     Examples
     --------
@@ -50,8 +56,7 @@ def check_answer(answer: float | None, expected: float, *, rtol: float = 1e-3, a
     if not isinstance(expected, numbers.Real) or not math.isfinite(expected):
         raise ValueError(f"expected must be a finite real number, got {expected!r}")
     if answer is None:
-        print("Replace None with your answer and run the cell again.")
-        return False
+        return None
     if not isinstance(answer, numbers.Real) or math.isnan(answer):
         raise ValueError(f"answer must be a real number or None, got {answer!r}")
     if abs(answer - expected) <= atol + rtol * abs(expected):

@@ -83,6 +83,19 @@ def _label(value: Any) -> str:
     return str(value)
 
 
+def _control(values: Sequence[Any], start: int, label: str) -> widgets.Widget:
+    """A dropdown for categories (all values strings), a slider for ordered values."""
+    common = dict(
+        options=[(_label(v), i) for i, v in enumerate(values)],
+        value=start,
+        description=label,
+        style={"description_width": "initial"},
+    )
+    if all(isinstance(v, str) for v in values):
+        return widgets.Dropdown(**common)
+    return widgets.SelectionSlider(**common, continuous_update=True, layout=widgets.Layout(width="min(32rem, 100%)"))
+
+
 def figure_explorer(
     plot: Callable[..., Figure],
     grid: Mapping[str, Sequence[Any]],
@@ -101,8 +114,10 @@ def figure_explorer(
         matplotlib :class:`~matplotlib.figure.Figure` (rendered to PNG and
         closed) or a string of HTML (shown as is, e.g. a table of numbers).
     grid
-        Parameter name -> the values its slider offers (1 to 40 values each,
-        at most :data:`MAX_GRID_POINTS` grid points in all).
+        Parameter name -> the values its control offers (1 to 40 values each,
+        at most :data:`MAX_GRID_POINTS` grid points in all). A parameter whose
+        values are all strings (categories, such as a population law) gets a
+        dropdown; any other parameter gets a slider.
     labels
         Parameter name -> slider label (default: the parameter name).
     initial
@@ -136,6 +151,11 @@ def figure_explorer(
     >>> box = figure_explorer(plot, {"k": [2, 3, 4]}, caption=lambda k: f"k = {k}")
     >>> [type(w).__name__ for w in box.children]
     ['SelectionSlider', 'Stack']
+    >>> def plot_law(law, k):
+    ...     return f"<p>{law}, k = {k}</p>"
+    >>> box = figure_explorer(plot_law, {"law": ["binomial", "Poisson"], "k": [2, 3]})
+    >>> [type(w).__name__ for w in box.children]
+    ['Dropdown', 'SelectionSlider', 'Stack']
     """
     if not callable(plot):
         raise ValueError("plot must be a callable returning a matplotlib Figure")
@@ -167,17 +187,7 @@ def figure_explorer(
         else:
             start[name] = (len(values[name]) - 1) // 2
 
-    sliders = [
-        widgets.SelectionSlider(
-            options=[(_label(v), i) for i, v in enumerate(values[name])],
-            value=start[name],
-            description=labels.get(name, name),
-            continuous_update=True,
-            style={"description_width": "initial"},
-            layout=widgets.Layout(width="min(32rem, 100%)"),
-        )
-        for name in names
-    ]
+    controls = [_control(values[name], start[name], labels.get(name, name)) for name in names]
 
     def cell(point: tuple[Any, ...]) -> widgets.Widget:
         params = dict(zip(names, point, strict=False))
@@ -202,8 +212,8 @@ def figure_explorer(
         else:
             children = [build(depth + 1, prefix + (v,)) for v in values[name]]
         stack = widgets.Stack(children, selected_index=start[name])
-        widgets.jslink((sliders[depth], "index"), (stack, "selected_index"))
+        widgets.jslink((controls[depth], "index"), (stack, "selected_index"))
         return stack
 
     figures = build(0, ())
-    return widgets.VBox([*sliders, figures])
+    return widgets.VBox([*controls, figures])

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -210,3 +212,188 @@ def test_every_page_is_self_contained_and_its_math_renders(page, server, path) -
     if path == "book/preface.html":
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "preface.png"))
+
+
+# --- Reading the site as a student would: legible figures, clean pages, narrow screens ---
+
+LAPTOP = {"width": 1366, "height": 768}
+PHONE = {"width": 390, "height": 844}
+#: A figure is legible when it is shown at no less than this fraction of its natural width
+#: (the book's style, shufflelib.plotting, then keeps its smallest text at >= 10 px).
+MIN_FIGURE_SCALE = 0.9
+REPORT = ROOT / "_build" / "site-report"
+
+
+def _open(browser, viewport: dict):
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    page.missing = []
+    page.errors = []
+    page.route(
+        "**/*",
+        lambda route: (
+            route.continue_() if urlparse(route.request.url).hostname in ("127.0.0.1", None) else route.abort()
+        ),
+    )
+    page.on("response", lambda r: page.missing.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.on("pageerror", lambda error: page.errors.append(str(error)))
+    return context, page
+
+
+@pytest.fixture
+def laptop(browser, server):
+    context, page = _open(browser, LAPTOP)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def phone(browser, server):
+    context, page = _open(browser, PHONE)
+    yield page
+    context.close()
+
+
+#: Each picture on the page (figures, and the precomputed pictures of widgets, also those
+#: not selected yet): its natural width and the width it is shown at. A hidden picture is
+#: shown at most as wide as the page's output column when it appears.
+FIGURE_SCALES = """() => {
+  const outputs = Array.from(document.querySelectorAll('.cell_output'))
+      .filter(e => e.offsetParent !== null).map(e => e.clientWidth);
+  const article = document.querySelector('article.bd-article') || document.body;
+  const column = outputs.length ? Math.max(...outputs) : article.clientWidth;
+  return Array.from(document.querySelectorAll('article img'))
+    .filter(img => img.naturalWidth > 100)
+    .map(img => {
+      const visible = img.offsetParent !== null;
+      const shown = visible ? img.getBoundingClientRect().width : Math.min(img.naturalWidth, column);
+      const figure = img.closest('figure');
+      return {src: img.src.split('/').pop().slice(0, 60), natural: img.naturalWidth, shown: shown,
+              scale: shown / img.naturalWidth, visible: visible,
+              figure: figure && figure.id ? figure.id : null};
+    });
+}"""
+
+#: Text a reader sees outside code and typeset math.
+READER_TEXT = """() => {
+  const skip = 'pre, code, script, style, mjx-container, .highlight, textarea, .MathJax';
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const parent = node.parentElement;
+    if (!parent || parent.closest(skip)) continue;
+    if (parent.closest('[hidden]')) continue;
+    parts.push(node.textContent);
+  }
+  return parts.join(' ');
+}"""
+
+RAW_TEX = re.compile(
+    r"\$[^$\s][^$]*\$|\\(?:varepsilon|epsilon|delta|frac|mathbb|mathrm|operatorname|sum|log|le|ge|in|cdot)\b"
+)
+
+
+def _bibtex_keys() -> list[str]:
+    return re.findall(r"^@\w+\{([^,]+),", (ROOT / "book" / "references.bib").read_text(), re.M)
+
+
+def _record(name: str, row: dict) -> None:
+    REPORT.mkdir(parents=True, exist_ok=True)
+    with open(REPORT / f"{name}.jsonl", "a") as handle:
+        handle.write(json.dumps(row) + "\n")
+
+
+@pytest.mark.parametrize("path", book_pages())
+def test_every_page_reads_well_on_a_laptop(laptop, server, path) -> None:
+    """At 1366 px: every figure at >= 90 % of its natural size, no misleading check output,
+    no request answered by 404, no raw TeX or BibTeX key, no "nan" in a widget caption."""
+    page = laptop
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    wait_for_math(page)
+    if page.locator("script[type='application/vnd.jupyter.widget-state+json']").count():
+        # the widgets' pictures are measured too, once the widget manager has drawn them
+        page.wait_for_function("() => document.querySelector('.widget-vbox') !== null", timeout=30_000)
+
+    figures = page.evaluate(FIGURE_SCALES)
+    for figure in figures:
+        _record("figure-scales", {"page": path, **figure})
+    small = [f for f in figures if f["scale"] < MIN_FIGURE_SCALE]
+    assert not small, f"{path}: figures shown below {MIN_FIGURE_SCALE:.0%} of their size: {small}"
+
+    outputs = page.evaluate("() => Array.from(document.querySelectorAll('.cell_output')).map(e => e.innerText.trim())")
+    assert "False" not in outputs, f"{path}: a cell shows a bare False"
+    assert not [o for o in outputs if "Replace None" in o], f"{path}: a check cell asks for an answer"
+
+    text = page.evaluate(READER_TEXT)
+    raw = RAW_TEX.findall(text)
+    assert not raw, f"{path}: raw TeX on the page: {raw[:5]}"
+    keys = [key for key in _bibtex_keys() if re.search(rf"\b{re.escape(key)}\b", text)]
+    assert not keys, f"{path}: raw BibTeX keys on the page: {keys}"
+
+    captions = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.jupyter-widgets .widget-html-content')).map(e => e.textContent)"
+    )
+    bad = [c for c in captions if re.search(r"\bnan\b|\b(?:eps|ε)_\w", c)]
+    assert not bad, f"{path}: widget captions with nan or raw subscripts: {bad[:3]}"
+
+    assert page.evaluate("() => !!document.querySelector(\"link[rel~='icon']\")"), f"{path}: no favicon"
+    assert not page.missing, f"{path}: requests that failed: {page.missing}"
+    assert not page.errors, f"JavaScript errors on {path}: {page.errors}"
+
+
+@pytest.mark.xfail(
+    reason="the lead formats every chapter's code cells (tools/format_chapters.py) after merging "
+    "the parallel branches; tests/test_chapter_code.py checks the same on the sources",
+    strict=False,
+)
+@pytest.mark.parametrize("path", book_pages())
+def test_no_code_cell_scrolls_sideways_on_a_laptop(laptop, server, path) -> None:
+    page = laptop
+    page.goto(f"{server}/{path}", wait_until="load")
+    wide = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.cell_input pre'))
+             .filter(e => e.scrollWidth > e.clientWidth + 1)
+             .map(e => e.innerText.split('\\n')[0].slice(0, 60))"""
+    )
+    assert not wide, f"{path}: {len(wide)} code cells scroll sideways, e.g. {wide[:3]}"
+
+
+@pytest.mark.parametrize("path", book_pages())
+def test_long_equations_scroll_instead_of_being_cut_off_on_a_phone(phone, server, path) -> None:
+    page = phone
+    page.goto(f"{server}/{path}", wait_until="networkidle")
+    wait_for_math(page)
+    cut = page.evaluate(
+        """() => {
+      const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+      return Array.from(document.querySelectorAll('mjx-container[display="true"]')).filter(m => {
+        if (m.offsetParent === null) return false;
+        for (let e = m; e && e !== document.body; e = e.parentElement) {
+          if (e.scrollWidth > e.clientWidth + 1 && scrolls(e)) return false;
+        }
+        return m.getBoundingClientRect().right > window.innerWidth + 1;
+      }).map(m => m.textContent.slice(0, 60));
+    }"""
+    )
+    assert not cut, f"{path}: display equations cut off at {PHONE['width']} px: {cut[:3]}"
+
+
+def test_course_kit_archives_are_on_the_site(laptop, server) -> None:
+    """The instructors page links the student notebooks and the answer key, and both load."""
+    import io
+    import urllib.request
+    import zipfile
+
+    page = laptop
+    page.goto(f"{server}/book/instructors.html", wait_until="load")
+    links = page.evaluate("() => Array.from(document.querySelectorAll('a[href$=\".zip\"]')).map(a => a.href)")
+    assert len(links) == 2, links
+    chapters = {"local_randomizers.ipynb", "amplification.ipynb", "auditing.ipynb", "pure_dp.ipynb"}
+    for link in links:
+        with urllib.request.urlopen(link) as response:  # noqa: S310 (the local test server)
+            archive = zipfile.ZipFile(io.BytesIO(response.read()))
+        assert chapters <= set(archive.namelist())
+        text = archive.read("amplification.ipynb").decode()
+        assert "check_answer(" in text
+        assert ("solution-start" in text) is ("answer-key" in link)

@@ -73,6 +73,16 @@ WIDGETS_JS = "vendor/html-manager/dist/embed-amd.js"
 #: Maps the MathJax 2 call of the widget JavaScript onto MathJax 3 (see the file's comment).
 HUB_SHIM = (Path(__file__).with_name("mathjax_hub_shim.js")).read_text()
 
+#: The widget bundle finds its fonts next to the URL RequireJS gives its AMD modules, which
+#: by default is ``@jupyter-widgets/html-manager/dist/`` below the *page's* folder (six font
+#: requests answered by 404). Point that module path at the vendored folder instead; the
+#: site's root is the ``data-content_root`` attribute Sphinx writes on ``<html>``.
+REQUIRE_PATHS = (
+    "require.config({paths: {'@jupyter-widgets/html-manager/dist': new URL("
+    "(document.documentElement.dataset.content_root || '') + "
+    "'_static/vendor/html-manager/dist', document.baseURI).href}});"
+)
+
 
 def _cache_dir(app: Sphinx) -> Path:
     env = os.environ.get("SHUFFLE_DP_ASSETS")
@@ -158,7 +168,8 @@ def _tidy_page_scripts(app: Sphinx, pagename: str, templatename: str, context: d
     and attributes are all the same.
 
     The widget JavaScript calls the MathJax 2 API, so :data:`HUB_SHIM` goes in
-    just before MathJax (after Sphinx's ``window.MathJax = {...}`` configuration).
+    just before MathJax (after Sphinx's ``window.MathJax = {...}`` configuration), and
+    :data:`REQUIRE_PATHS` just after RequireJS, so the widget fonts are found.
     """
     seen = set()
     unique = []
@@ -172,6 +183,8 @@ def _tidy_page_scripts(app: Sphinx, pagename: str, templatename: str, context: d
         if str(filename).endswith(MATHJAX_JS):
             unique.append(_JavaScript("", priority=getattr(script, "priority", 500), body=HUB_SHIM))
         unique.append(script)
+        if str(filename).endswith(REQUIRE_JS):
+            unique.append(_JavaScript("", priority=getattr(script, "priority", 500), body=REQUIRE_PATHS))
     context["script_files"] = unique
 
 

@@ -105,19 +105,19 @@ def figure4_bounds(approximate: bool, calibration: str = "paper") -> dict[str, P
     Examples
     --------
     >>> sorted(figure4_bounds(False))
-    ['BBGN', 'CCC', 'FV', 'LZX (proxy)', 'Ours (Thm 2)', 'Sound clones']
+    ['BBGN', 'CCC', 'FV', 'LZX (proxy)', 'Sound clones', 'Thm 2 (paper, unsound)']
     """
     if approximate:
         mech = LocalMechanism("gaussian", calibration)
         return {
-            "Ours (Thm 2)": PaperTheorem2(mech),
+            "Thm 2 (paper, unsound)": PaperTheorem2(mech),
             "FV": StrongerClonesAtMax(mech),
             "CCC": GaussianDPApproximation(mech, variant="table2"),
             "Sound clones": SoundClones(mech),
         }
     mech = LocalMechanism("laplace")
     return {
-        "Ours (Thm 2)": PaperTheorem2(mech),
+        "Thm 2 (paper, unsound)": PaperTheorem2(mech),
         "FV": StrongerClonesAtMax(mech),
         "CCC": GaussianDPApproximation(mech, variant="table2"),
         "BBGN": BlanketAtMax(mech),
