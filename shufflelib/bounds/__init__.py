@@ -10,7 +10,7 @@ from .base import MECHANISMS, AmplificationBound, NotApplicableError
 from .blanket import BlanketBennett, BlanketHoeffding
 from .clones import ClonesClosedForm, ClonesNumerical
 from .erlingsson import ErlingssonBound
-from .exact import ExactKRR
+from .exact import ExactKRR, TwoPairKRRLowerBound
 from .stronger_clones import StrongerClones
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "ClonesNumerical",
     "StrongerClones",
     "ExactKRR",
+    "TwoPairKRRLowerBound",
 ]
 
 #: Every bound, by its command-line name (``--bound``).
@@ -39,6 +40,7 @@ BOUNDS: dict[str, type[AmplificationBound]] = {
         ClonesNumerical,
         StrongerClones,
         ExactKRR,
+        TwoPairKRRLowerBound,
     )
 }
 
