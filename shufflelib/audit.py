@@ -29,7 +29,7 @@ bias it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,12 +42,21 @@ from ._validation import (
     check_generator,
     check_in_range,
     check_int,
+    check_nonnegative,
     check_positive,
     check_probability,
 )
 from .simulation import simulate_binary_rr_counts
 
-__all__ = ["AuditResult", "audit_scores", "audit_protocol", "shuffled_rr_sampler", "SampleFn"]
+__all__ = [
+    "AuditResult",
+    "audit_scores",
+    "audit_protocol",
+    "audit_exceedances",
+    "clopper_pearson",
+    "shuffled_rr_sampler",
+    "SampleFn",
+]
 
 #: ``sample_fn(dataset_index, size, rng)``: ``size`` scalar outputs on ``D`` (0) or ``D'`` (1).
 SampleFn = Callable[[int, int, np.random.Generator], np.ndarray]
@@ -238,6 +247,57 @@ def audit_protocol(
                 chunks[index].append(_draw(sample_fn, index, size, rng))
                 bar.update(size)
     return audit_scores(np.concatenate(chunks[0]), np.concatenate(chunks[1]), delta, alpha=alpha, split=split)
+
+
+def audit_exceedances(
+    sample_fn: SampleFn,
+    true_eps: float,
+    n_trials: int,
+    delta: float,
+    seeds: Iterable[int],
+    *,
+    alpha: float = 0.05,
+) -> tuple[int, int]:
+    """How many audits, one per seed, return a lower bound above the true ε (the promise: rate <= α).
+
+    Each audit is :func:`audit_protocol` with ``numpy.random.default_rng(seed)``.
+
+    Returns
+    -------
+    tuple of int
+        The number of audits with ``epsilon > true_eps``, and the number of seeds.
+
+    Examples
+    --------
+    >>> sample = shuffled_rr_sampler(n=20, eps0=2.0, others_ones=0)
+    >>> audit_exceedances(sample, 2.0, 1_000, 1e-2, range(5))
+    (0, 5)
+    """
+    true_eps = check_nonnegative("true_eps", true_eps)
+    seeds = [check_int("seed", s, minimum=0) for s in seeds]
+    above = sum(
+        audit_protocol(sample_fn, n_trials, delta, np.random.default_rng(s), alpha=alpha).epsilon > true_eps
+        for s in seeds
+    )
+    return int(above), len(seeds)
+
+
+def clopper_pearson(k: int, m: int, level: float = 0.95) -> tuple[float, float]:
+    """Two-sided Clopper–Pearson interval on a probability from ``k`` successes in ``m`` trials.
+
+    Examples
+    --------
+    >>> lo, hi = clopper_pearson(0, 300)
+    >>> lo, round(hi, 4)
+    (0.0, 0.0122)
+    """
+    m = check_int("m", m, minimum=1)
+    k = check_int("k", k, minimum=0, maximum=m)
+    level = check_probability("level", level)
+    tail = (1.0 - level) / 2.0
+    lo = float(beta.ppf(tail, k, m - k + 1)) if k > 0 else 0.0
+    hi = float(beta.ppf(1.0 - tail, k + 1, m - k)) if k < m else 1.0
+    return lo, hi
 
 
 def shuffled_rr_sampler(n: int, eps0: float, others_ones: int) -> SampleFn:

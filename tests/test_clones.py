@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from shufflelib.bounds import clones as clones_module
+from shufflelib.bounds import clone_pair as clone_pair_module
 from shufflelib.bounds.base import NotApplicableError
 from shufflelib.bounds.clones import (
     ClonesClosedForm,
@@ -103,12 +103,12 @@ def test_blocking_is_safe_and_its_slack_small(monkeypatch):
     eps = np.array([0.0, 0.001, 0.003, 0.005, 0.008])
     bound = ClonesNumerical()
     blocked = bound.delta_profile(n, eps0, eps)
-    monkeypatch.setattr(clones_module, "_BLOCKS", 10**7)  # one block per clone count: exact sum
-    clones_module._clone_blocks.cache_clear()
+    monkeypatch.setattr(clone_pair_module, "_BLOCKS", 10**7)  # one block per clone count: exact sum
+    clone_pair_module.binomial_blocks.cache_clear()
     try:
         exact = bound.delta_profile(n, eps0, eps)
     finally:
-        clones_module._clone_blocks.cache_clear()
+        clone_pair_module.binomial_blocks.cache_clear()
     assert exact[-1] < 1e-10  # the comparison reaches the small-delta regime
     assert np.all(blocked >= exact)
     assert np.all(blocked <= exact * (1 + 4e-4))  # the documented block slack

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import gammaln
+from scipy.stats import binom
 
+from shufflelib.bounds.clone_pair import clone_pair_delta
 from shufflelib.bounds.exact import concentrated_delta
 from shufflelib.segmented.clone_pairs import (
     ClonePair,
@@ -222,3 +224,15 @@ def test_curve_epsilon_certifies_delta():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_without_a_third_outcome_the_pair_is_the_core_clone_pair():
+    """``w_rest = 0``: the variation-ratio pair is the clone pair of :mod:`shufflelib.bounds.clone_pair`
+    with local log-odds ``log(w_near / w_far)`` (computed there by a different method)."""
+    eps = np.array([0.0, 0.1, 0.5, 1.0])
+    for trials, rate, w_near in ((10, 0.25, 0.8), (1000, 0.05, 0.7), (0, 0.1, 0.9)):
+        pair = ClonePair(trials, rate, w_near, 1.0 - w_near, 0.0).delta(eps, resolution=None)
+        counts = np.arange(trials + 1.0)
+        core = clone_pair_delta(eps, math.log(w_near / (1.0 - w_near)), counts, binom.pmf(counts, trials, 2 * rate))
+        big = core > 1e-20
+        assert np.allclose(pair[big], core[big], rtol=1e-6)

@@ -12,6 +12,13 @@ in ``eps``) or ``_epsilon`` (a closed form, monotone decreasing in ``delta``);
 the other questions are answered by certified monotone root finding
 (``shufflelib._roots``), which rounds in the safe direction: ε and δ up,
 the largest ``eps0`` down.
+
+Soundness. A bound the library knows may not be valid (a formula as printed, a bound shown
+to fail by the book's evidence) says so: :meth:`AmplificationBound.soundness` returns
+``None`` for a valid bound (proved or certified) and otherwise a one-line reason, and
+:attr:`AmplificationBound.sound` is ``soundness() is None``. Every bound family of the
+library (personalized, segmented) has the same two members; the calculator prints
+``warning: not a valid bound for ...`` and ``"sound": false`` from them.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from typing import ClassVar
 from .._roots import first_true, last_true
 from .._validation import check_int, check_nonnegative, check_positive, check_probability
 
-__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS"]
+__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS", "soundness_record"]
 
 #: Mechanism families a bound may be specialised to.
 MECHANISMS = ("generic", "laplace", "krr")
@@ -101,6 +108,28 @@ class AmplificationBound(ABC):
     def __repr__(self) -> str:
         extra = f", k={self.k}" if self.k is not None else ""
         return f"{type(self).__name__}(mechanism={self.mechanism!r}{extra})"
+
+    # ------------------------------------------------------------------ soundness
+    def soundness(self, **params: object) -> str | None:
+        """``None`` if this is a valid bound (proved or certified) for these parameters, else why not.
+
+        ``params`` are the question's parameters (``n``, ``eps0``, ...); a bound whose validity
+        depends on them reads them, the others ignore them. Validity *range* (where the theorem
+        applies at all) is :meth:`validity`; this is about a value that is computed but may not
+        bound the true privacy.
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import ClonesNumerical
+        >>> ClonesNumerical().soundness(n=1000, eps0=1.0) is None
+        True
+        """
+        return None
+
+    @property
+    def sound(self) -> bool:
+        """Whether the library holds this bound valid (``soundness()`` is ``None``)."""
+        return self.soundness() is None
 
     # ------------------------------------------------------------------ validity
     def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
@@ -268,6 +297,21 @@ class AmplificationBound(ABC):
                     f"{self.name} bound not applicable: no eps0 reaches eps={eps}, delta={delta} at n={n}"
                 )
         return last_true(ok, score, lo, EPS0_MAX)
+
+
+def soundness_record(reason: str | None) -> dict[str, object]:
+    """The soundness fields of a calculator record: ``{"sound": True}``, or ``False`` with the reason.
+
+    Examples
+    --------
+    >>> soundness_record(None)
+    {'sound': True}
+    >>> soundness_record("not a valid bound for lam < 1: ...")
+    {'sound': False, 'warning': 'not a valid bound for lam < 1: ...'}
+    """
+    if reason is None:
+        return {"sound": True}
+    return {"sound": False, "warning": reason}
 
 
 def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:

@@ -52,8 +52,10 @@ the printed answer is not ``question.answer``) and append an instance to
 checks for missing or foreign flags follow from the declarations.
 
 **Marking an answer unsound.** A record with a ``"warning"`` entry (a sentence) prints ``<prog> <question>: warning: <sentence>``
-on stderr; the answer is still printed and the exit status is 0. Put the bound's soundness in
-the record too (``"sound": False``, as the personalized family does) so ``--json`` carries it.
+on stderr; the answer is still printed and the exit status is 0. Every family builds both
+entries from the bound's ``soundness()`` with
+:func:`~shufflelib.bounds.base.soundness_record` (``{"sound": True}``, or ``"sound": False``
+with the reason as the warning), so ``--json`` always carries ``"sound"``.
 
 Examples
 --------

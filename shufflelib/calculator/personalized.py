@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..bounds.base import soundness_record
 from ..personalized.bounds import PERSONALIZED_BOUNDS, PersonalizedBound
 from ..personalized.mechanisms import CALIBRATIONS, KINDS, LocalMechanism
 from ..personalized.population import Population
@@ -90,7 +91,7 @@ class PersonalizedFamily(Family):
         record: dict[str, Any] = {
             "bound": bound,
             "randomizer": model.mechanism.label,
-            "sound": model.sound,
+            **soundness_record(model.soundness()),
             "n": population.n,
             "eps0": levels,
             "counts": list(counts),

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._validation import check_int
+from ..bounds.base import soundness_record
 from ..population.bounds import (
     AdaptiveTheorem,
     BinomialTheorem,
@@ -211,4 +212,5 @@ class PopulationFamily(Family):
             first: values[first],
             second: values[second],
             question.answer: result,
+            **soundness_record(model.soundness()),
         }

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..bounds.base import soundness_record
 from ..segmented.group import GROUP_FORMS, GroupCurve
 from ..segmented.optimize import item_curve, max_reporting_probability, slots_for
 from .base import USERS, Argument, Family, Number, Question, question_inputs
@@ -43,6 +44,24 @@ class SegmentedThm3:
     title = "Segmented shuffle protocol (Wang et al.), Theorem 3 as printed: not sound for lam < 1"
     reference = "S. Wang et al., Segmented Private Data Aggregation in the Multi-message Shuffle Model."
 
+    @classmethod
+    def soundness(cls, lam: float = 1.0, **params: object) -> str | None:
+        """``None`` when ``lam == 1``; for ``lam < 1`` why Theorem 3 is not a valid bound.
+
+        Examples
+        --------
+        >>> SegmentedThm3.soundness(lam=1.0) is None
+        True
+        >>> SegmentedThm3.soundness(lam=0.5)[:30]
+        'not a valid bound for lam < 1:'
+        """
+        if lam >= 1.0:
+            return None
+        return (
+            "not a valid bound for lam < 1: Theorem 3 ignores the total number of messages, "
+            "which shows whether the user reported (see the segmented chapter's erratum)"
+        )
+
 
 class SegmentedExact:
     """The exact single-item curve (total message count included), then group privacy.
@@ -57,6 +76,17 @@ class SegmentedExact:
     accounting = "exact"
     title = "Segmented shuffle protocol: exact single-item privacy (counts the number of messages), then group privacy"
     reference = "shuffle-dp-book, chapter 'Segmented private data aggregation'."
+
+    @classmethod
+    def soundness(cls, **params: object) -> str | None:
+        """Always ``None``: the exact item curve (rounded up) and group privacy are valid.
+
+        Examples
+        --------
+        >>> SegmentedExact.soundness(lam=0.5) is None
+        True
+        """
+        return None
 
 
 _PROTOCOL = (
@@ -117,8 +147,10 @@ class SegmentedFamily(Family):
                     n, m, d, s, values["eps"], values["delta"], accounting=cls.accounting, group=group, gamma_max=gamma_max
                 )
             )
+            record.update(soundness_record(cls.soundness(lam=record["lam"])))
             return record
         record["lam"] = values["lam"]
+        record.update(soundness_record(cls.soundness(lam=values["lam"])))
         curve = GroupCurve(item_curve(n, m, d, values["lam"], accounting=cls.accounting, gamma_max=gamma_max), s, group)
         if question.command == "epsilon":
             record["delta"] = values["delta"]

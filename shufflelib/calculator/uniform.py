@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
+from ..bounds.base import soundness_record
 from .base import USERS, Argument, Family, Number, Question, question_inputs
 
 __all__ = ["UniformFamily"]
@@ -72,6 +73,7 @@ class UniformFamily(Family):
             first: values[first],
             second: values[second],
             question.answer: result,
+            **soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]})),
             **extra,
         }
 

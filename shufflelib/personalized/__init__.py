@@ -50,7 +50,7 @@ from .population import (
     two_level_population,
     uniform_population,
 )
-from .sound import sound_curve, sound_delta
+from .sound import no_shuffling_delta, sound_curve, sound_delta
 from .theorems import (
     ClonePlan,
     exact_pair_tradeoff,
@@ -87,6 +87,7 @@ __all__ = [
     "exact_pair_tradeoff",
     "symmetrized",
     "sound_delta",
+    "no_shuffling_delta",
     "sound_curve",
     "exact_rr_delta",
     "laplace_bracket",

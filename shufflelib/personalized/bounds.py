@@ -39,7 +39,7 @@ from .baselines import approximate_clone_term, gdp_delta, gdp_mu, lzx_proxy_epsi
 from .clone_count import clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
-from .sound import sound_delta
+from .sound import no_shuffling_delta, sound_delta
 from .theorems import paper_plan, theorem2_delta, theorem2_printed_delta
 
 __all__ = [
@@ -111,10 +111,31 @@ class PersonalizedBound(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.mechanism.label})"
 
+    #: Why the bound is not valid for the kinds outside :attr:`sound_for` (one line).
+    unsound_because: ClassVar[str] = "it is not proved for this randomizer"
+
+    def soundness(self, **params: object) -> str | None:
+        """``None`` if this is a proven upper bound for the chosen randomizer family, else why not.
+
+        The same shape as :meth:`shufflelib.bounds.base.AmplificationBound.soundness`
+        (``params`` are accepted and not read: here soundness depends on the family only).
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> PaperTheorem2(LocalMechanism("rr")).soundness() is None
+        True
+        >>> PaperTheorem2(LocalMechanism("laplace")).soundness()[:48]
+        'not a valid bound for the laplace randomizer: th'
+        """
+        if self.mechanism.kind in self.sound_for:
+            return None
+        return f"not a valid bound for the {self.mechanism.label} randomizer: {self.unsound_because}"
+
     @property
     def sound(self) -> bool:
         """Whether this is a proven upper bound for the chosen randomizer family."""
-        return self.mechanism.kind in self.sound_for
+        return self.soundness() is None
 
     # ------------------------------------------------------------ to override
     @abstractmethod
@@ -236,6 +257,7 @@ class PaperTheorem2(PersonalizedBound):
     """
 
     name = "pers-liu24"
+    unsound_because = "the hypothesis-testing clone probabilities admit no valid decomposition; exact brackets exceed it"
     title = "Liu et al. (2024), Theorem 2 (consistent reading; not sound for laplace/gaussian)"
     reference = _LIU24
     sound_for = ("rr",)
@@ -267,6 +289,7 @@ class PaperTheorem2Printed(PersonalizedBound):
     """
 
     name = "pers-liu24-printed"
+    unsound_because = "Theorem 2 as printed is a formula, not a proved bound"
     title = "Liu et al. (2024), Theorem 2 as printed (a formula, not a bound)"
     reference = _LIU24
 
@@ -293,6 +316,7 @@ class PaperClonePair(PersonalizedBound):
     """
 
     name = "pers-liu24-pair"
+    unsound_because = "the hypothesis-testing clone probabilities admit no valid decomposition"
     title = "Clone pair with the hypothesis-testing probabilities of Liu et al. (not sound for laplace/gaussian)"
     reference = _LIU24
     sound_for = ("rr",)
@@ -306,7 +330,9 @@ class PaperClonePair(PersonalizedBound):
 class SoundClones(PersonalizedBound):
     """The sound personalized clone bound (valid decompositions, every target level).
 
-    See :mod:`shufflelib.personalized.sound`.
+    See :mod:`shufflelib.personalized.sound`. The profile is the minimum of the clone bound and
+    the guarantee without shuffling (:func:`~shufflelib.personalized.sound.no_shuffling_delta`),
+    which is smaller for few users.
 
     Examples
     --------
@@ -326,7 +352,10 @@ class SoundClones(PersonalizedBound):
     sound_for = ("rr", "laplace", "gaussian")
 
     def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda e: sound_delta(e, population, self.mechanism)
+        # Shuffling is post-processing: never report less than the guarantee without it.
+        return lambda e: np.minimum(
+            sound_delta(e, population, self.mechanism), no_shuffling_delta(e, population, self.mechanism)
+        )
 
 
 # ---------------------------------------------------------------- baselines
@@ -343,6 +372,7 @@ class StrongerClonesAtMax(PersonalizedBound):
     """
 
     name = "pers-fv"
+    unsound_because = "the stronger-clone decomposition is proved for randomized response only"
     title = "Feldman, McMillan, Talwar (2023), stronger clones at the largest eps_i (the paper's FV)"
     reference = (
         "V. Feldman, A. McMillan, K. Talwar. Stronger privacy amplification by shuffling for Rényi and "
@@ -375,6 +405,7 @@ class BlanketAtMax(PersonalizedBound):
     """
 
     name = "pers-blanket"
+    unsound_because = "the blanket baseline at the largest level is proved for randomized response only"
     title = "Balle, Bell, Gascon, Nissim (2019), privacy blanket (Bennett) at the largest eps_i (the paper's BBGN)"
     reference = "B. Balle, J. Bell, A. Gascón, K. Nissim. The privacy blanket of the shuffle model. CRYPTO 2019."
     sound_for = ("rr",)
@@ -410,6 +441,7 @@ class GaussianDPApproximation(PersonalizedBound):
     """
 
     name = "pers-gdp"
+    unsound_because = "a central-limit approximation, not a bound"
     title = "Chen, Cao, Ge (2024), Gaussian-DP approximation (the paper's CCC; not a bound)"
     reference = (
         "E. Chen, Y. Cao, Y. Ge. A generalized shuffle framework for privacy amplification: strengthening "
@@ -437,6 +469,7 @@ class LZXProxy(PersonalizedBound):
     """
 
     name = "pers-lzx"
+    unsound_because = "a proxy for a published bound, not a proved bound"
     title = "Proxy for Liu, Zhao, Xiong, Liu, Chen (2023): FMT21 closed form with personalized clones"
     reference = (
         "Y. Liu, S. Zhao, L. Xiong, Y. Liu, H. Chen. Echo of neighbors: privacy amplification for "

@@ -182,6 +182,41 @@ class LocalMechanism:
             return 1.0 / eps
         return gaussian_sigma(eps, delta, self.calibration or "classical")
 
+    def local_delta(self, eps: object, level_eps: float, level_delta: float = 0.0) -> np.ndarray:
+        r"""Exact privacy profile δ(ε) of one user's report, inputs ``0`` against ``1`` (no shuffling).
+
+        ``"rr"``: :math:`(e^{\varepsilon_i} - e^{\varepsilon})_+/(1 + e^{\varepsilon_i})`;
+        ``"laplace"``: :math:`(1 - e^{(\varepsilon - \varepsilon_i)/2})_+`; ``"gaussian"``:
+        :func:`gaussian_delta` at the calibrated σ. The two end points are the worst pair of
+        inputs in ``[0, 1]`` for all three, so this is the guarantee the user has without any
+        shuffling (the shuffled output is a post-processing of her report and independent ones).
+
+        Parameters
+        ----------
+        eps
+            Central ε values, >= 0.
+        level_eps, level_delta
+            The user's local parameters (``level_delta`` is read by the Gaussian calibrations
+            that need it).
+
+        Examples
+        --------
+        >>> LocalMechanism("gaussian", "paper").local_delta([0.3], 2.0).round(4).tolist()  # sigma = 1
+        [0.2933]
+        >>> LocalMechanism("rr").local_delta([0.0, 1.0], 1.0).round(4).tolist()
+        [0.4621, 0.0]
+        """
+        e = check_array("eps", eps, low=0.0)
+        level_eps = check_positive("level_eps", level_eps)
+        if self.kind == "rr":
+            return np.maximum(-np.expm1(np.minimum(e - level_eps, 0.0)), 0.0) * math.exp(level_eps) / (
+                1.0 + math.exp(level_eps)
+            )
+        if self.kind == "laplace":
+            return np.maximum(-np.expm1(np.minimum((e - level_eps) / 2.0, 0.0)), 0.0)
+        sigma = float(self.scale(level_eps, level_delta))
+        return np.asarray(gaussian_delta(e, sigma), dtype=float)
+
     # ------------------------------------------------------------ densities
     def logpdf(self, z: np.ndarray, x: float | np.ndarray, scale: float | np.ndarray) -> np.ndarray:
         """Log density (log pmf for ``"rr"``) of the report ``z`` on input ``x`` at noise ``scale``.

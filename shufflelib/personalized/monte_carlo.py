@@ -226,7 +226,7 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
 
     ``D_0``: everybody holds 0; ``D_1``: one user of level ``target``
     (default: the largest ε) holds 1. The other users' count is drawn from its
-    exact law (a sum of binomials, :class:`~shufflelib.personalized.clone_count.CloneCount`,
+    exact law (a sum of binomials, :class:`~shufflelib.bounds.clone_pair.BinomialSum`,
     tails below ``1e-30`` dropped) by inversion: ``O(log n)`` per draw.
 
     Examples

@@ -55,7 +55,7 @@ The bounds
 
 Numerical tolerance: that of
 :func:`~shufflelib.personalized.clone_count.clone_pair_delta` and
-:class:`~shufflelib.personalized.clone_count.CloneCount` (clone probabilities
+:class:`~shufflelib.bounds.clone_pair.BinomialSum` (clone probabilities
 are merged into at most ``q_groups`` bins, each at its smallest value).
 """
 
@@ -74,7 +74,7 @@ from .clone_count import CloneCount, clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
 
-__all__ = ["SoundPiece", "sound_pieces", "sound_delta", "sound_curve", "DELTA_PRIMES", "location_clone_probability"]
+__all__ = ["SoundPiece", "sound_pieces", "sound_delta", "sound_curve", "no_shuffling_delta", "DELTA_PRIMES", "location_clone_probability"]
 
 #: Probabilities δ' of the truncation event tried for the location mechanisms (0 means no truncation, Laplace).
 DELTA_PRIMES = {"laplace": (0.0, 1e-9), "gaussian": (1e-12, 1e-9, 1e-7)}
@@ -385,6 +385,30 @@ def sound_delta(
             best = members[int(np.argmin(screened))]
             current = max(current, float(best.delta(point)[0]))
         out[k] = current
+    return out.reshape(e.shape)
+
+
+def no_shuffling_delta(eps: object, population: Population, mechanism: LocalMechanism) -> np.ndarray:
+    """The guarantee without shuffling: the largest exact local profile over the levels.
+
+    Shuffling is post-processing of the reports, so every user keeps at least her local
+    guarantee; a shuffled bound above this curve is loose and can be replaced by it
+    (:class:`~shufflelib.personalized.bounds.SoundClones` takes the minimum).
+
+    Examples
+    --------
+    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> pop = Population([1.0, 2.0], [50, 50])
+    >>> no_shuffling_delta([0.3], pop, LocalMechanism("gaussian", "paper")).round(4).tolist()
+    [0.2933]
+    """
+    e = check_array("eps", eps, low=0.0)
+    flat = np.atleast_1d(e).ravel()
+    deltas = np.broadcast_to(population.delta, population.eps.shape)
+    out = np.zeros(flat.shape)
+    for level_eps, level_delta in zip(population.eps, deltas):
+        out = np.maximum(out, mechanism.local_delta(flat, float(level_eps), float(level_delta)))
     return out.reshape(e.shape)
 
 

@@ -161,6 +161,24 @@ class PopulationBound(ABC):
         """Whether the theorem covers ``(eps0[, delta])``."""
         return self.validity(eps0, delta) is None
 
+    def soundness(self, **params: object) -> str | None:
+        """``None`` for a valid bound, else why the value may not bound the true privacy.
+
+        The shape of :meth:`shufflelib.bounds.base.AmplificationBound.soundness`.
+
+        Examples
+        --------
+        >>> from shufflelib.population.laws import PoissonPopulation
+        >>> PoissonTheorem(PoissonPopulation(5000)).soundness() is None
+        True
+        """
+        return None
+
+    @property
+    def sound(self) -> bool:
+        """Whether the library holds this bound valid (``soundness()`` is ``None``)."""
+        return self.soundness() is None
+
     @property
     def _engine(self) -> AmplificationBound:
         profile = type(self)._delta is not PopulationBound._delta
@@ -436,6 +454,23 @@ class _TwoStageTheorem(TemplateBound):
         1.25
         """
         return 1.25 if self.budget == "paper" else 1.0
+
+    def soundness(self, **params: object) -> str | None:
+        """``None`` with the corrected budget; with the paper's, why the value may not be valid.
+
+        Examples
+        --------
+        >>> SubGaussianTheorem(SubGaussianTail(5000, 50), budget="corrected").soundness() is None
+        True
+        >>> SubGaussianTheorem(SubGaussianTail(5000, 50)).soundness()[:40]
+        'not a valid bound for the stated delta: '
+        """
+        if self.budget != "paper":
+            return None
+        return (
+            "not a valid bound for the stated delta: Theorem 4(c)/(d) as printed spends 5 delta/4 "
+            "(a proved (eps, 1.25 delta) guarantee; use budget='corrected')"
+        )
 
 
 class SubGaussianTheorem(_TwoStageTheorem):

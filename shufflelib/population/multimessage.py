@@ -61,6 +61,7 @@ __all__ = [
     "calibrate_tau",
     "x_star",
     "group_order",
+    "paper_threshold_size",
     "MultiExpected",
     "multi_expected",
     "randomized_rounding",
@@ -69,7 +70,12 @@ __all__ = [
     "analyze",
     "unwrap",
     "noisy_means",
+    "THRESHOLDS",
+    "everyone_rate",
 ]
+
+#: Correction thresholds of the analyzer: the library's ``n_hi`` or the paper's quantile of ``N``.
+THRESHOLDS = ("library", "paper")
 
 #: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for random populations (``p^2/(n tau^2)``).
 LEMMA4_FORMS = ("proof", "statement", "expected")
@@ -286,6 +292,26 @@ def group_order(law: PopulationLaw, tau: float, p: int, reading: str = "theorem6
     return n_hi, math.ceil((2.0 if reading == "theorem6" else 1.0) * n_hi * p)
 
 
+def paper_threshold_size(law: PopulationLaw, tau: float) -> int:
+    """Algorithm 2 as printed: the population size ``Q_N[1 − e^{−tau}]`` of its correction threshold.
+
+    The paper's analyzer treats a residue above ``(Q_N[1 − e^{−tau}] p + q)/2`` as a negative
+    sum, where ``Q_N`` is the quantile function of ``N``; the library's :func:`unwrap` uses
+    ``n_hi`` (``x*`` of Theorem 6) instead. Returns the smallest ``x`` with
+    ``Pr[N > x] <= e^{−tau}`` (``e^{−tau}`` floored at ``1e-300``).
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> paper_threshold_size(PoissonPopulation(5000), 10.0) > 5000
+    True
+    """
+    if not isinstance(law, PopulationLaw):
+        raise ValueError(f"law must be a PopulationLaw, got {type(law).__name__}")
+    tau = check_positive("tau", tau)
+    return law.range(max(math.exp(-tau), 1e-300))[1] + 1
+
+
 @dataclass(frozen=True)
 class MultiExpected:
     """Parameters of the proposed protocol (MULTI-EXPECTED) for a target ``(eps, delta)``.
@@ -490,3 +516,45 @@ def noisy_means(ones: object, n: object, noise: object, p: int, q: int, n_hi: in
     noise = check_array("noise", noise, integral=True).astype(np.int64)
     z = np.mod(p * ones + noise, q)
     return unwrap(z, q, n_hi, p) / (p * n)
+
+
+def everyone_rate(
+    law: PopulationLaw,
+    eps: float,
+    delta: float,
+    rng: np.random.Generator,
+    *,
+    reading: str = "literal",
+    threshold: str = "library",
+    draws: int = 2000,
+) -> tuple[int, int]:
+    """How often an attribute nobody has (true sum 0) is estimated as about everyone (mean > 1/2).
+
+    Draws ``draws`` populations ``N``, adds the protocol's summed noise ``DG(0, sqrt(N) tau)``
+    and runs the analyzer with group order from ``reading`` and the correction threshold
+    ``threshold``: ``"library"`` (``n_hi``, :func:`unwrap`) or ``"paper"`` (Algorithm 2 as
+    printed, :func:`paper_threshold_size`). A Monte Carlo count: report it with its
+    confidence interval.
+
+    Returns
+    -------
+    tuple of int
+        The number of estimates above 1/2, and ``draws``.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> hits, draws = everyone_rate(PoissonPopulation(5000), 1.0, 1e-5, np.random.default_rng(3), threshold="paper")
+    >>> hits, draws
+    (0, 2000)
+    """
+    rng = check_generator("rng", rng)
+    draws = check_int("draws", draws, minimum=1)
+    if threshold not in THRESHOLDS:
+        raise ValueError(f"threshold must be one of {', '.join(THRESHOLDS)}, got {threshold!r}")
+    params = multi_expected(eps, delta, law, reading)
+    n = law.sample(draws, rng) + 1
+    noise = dgauss.sample_discrete_gaussian(np.sqrt(n) * params.tau, n.size, rng)
+    size = params.n_hi if threshold == "library" else paper_threshold_size(law, params.tau)
+    est = noisy_means(np.zeros(n.size, dtype=np.int64), n, noise, params.p, params.q, size)
+    return int(np.sum(est > 0.5)), draws

@@ -34,15 +34,9 @@ from .._roots import first_true, last_true
 from .._validation import check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX
-from ..bounds.clones import (
-    BINOM_RTOL,
-    ClonesNumerical,
-    _gaussian_dp_epsilon,
-    _log_cosh,
-    _log_sinh,
-    _scaled_sum,
-    binomial_shortfall,
-)
+from ..bounds import clone_pair
+from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
+from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
 from ..curves import ProfileCurve
 from .bounds import WANG_2023, PopulationBound
 from .clone_count import MAX_BLOCKS, CloneCount, clone_count, others_after_dummies
@@ -59,15 +53,9 @@ EXACT_BLOCKS = 512
 def clone_pair_delta(eps: object, eps0: float, starts: np.ndarray, masses: np.ndarray, dropped: float) -> np.ndarray:
     """δ(ε) of the clone pair when ``C`` takes the value ``starts[i]`` with probability ``masses[i]``.
 
-    Given ``C = c`` (``m = c + 1``), the pair's divergence has the closed form
-    ``h(m) = 2 tanh(eps0/2) (1 + e^eps) E[(J − t_m)^+] / m`` with
-    ``J ~ Bin(m, 1/2)`` and ``m − t_m = m (1 − tanh(eps/2)/tanh(eps0/2)) / 2``
-    (the method of :class:`~shufflelib.bounds.clones.ClonePairBound`, with its
-    :func:`~shufflelib.bounds.clones.binomial_shortfall`); ``h`` decreases in
-    ``m``, so giving a block's mass to its left end bounds δ from above.
-    ``dropped`` mass counts with ``h <= 1``. Rounding: the binomial error
-    budget is added and the sum is inflated by ``1e-9`` (relative);
-    ``delta = 0`` for ``eps >= eps0`` (the pair is ``eps0``-DP).
+    :func:`shufflelib.bounds.clone_pair.clone_pair_delta` with local log-odds ``eps0``; the
+    ``dropped`` mass is placed at ``C = 0`` (the worst case). ``delta = 0`` for ``eps >= eps0``
+    (the pair is ``eps0``-DP).
 
     Examples
     --------
@@ -76,20 +64,9 @@ def clone_pair_delta(eps: object, eps0: float, starts: np.ndarray, masses: np.nd
     >>> round(float(d[0]), 6), float(d[1])  # no clone: randomized response itself, TV = tanh(1/2)
     (0.462117, 0.0)
     """
-    eps = np.atleast_1d(np.asarray(eps, dtype=float))
-    out = np.zeros(eps.shape)
-    live = eps < eps0
-    if not live.any():
-        return out
-    e = eps[live][:, None]
-    m = np.asarray(starts, dtype=float)[None, :] + 1.0
-    # m - t_m in log space: exact even when eps -> eps0.
-    log_gap = _log_sinh((eps0 - e) / 2.0) - _log_sinh(eps0 / 2.0) - _log_cosh(e / 2.0)
-    value, err = binomial_shortfall(m, 0.5, m * np.exp(log_gap) / 2.0)
-    log_scale = math.log(2.0 * math.tanh(eps0 / 2.0)) + np.logaddexp(0.0, e) - np.log(m)
-    total = _scaled_sum(value + err, log_scale, np.asarray(masses, dtype=float)) * (1.0 + BINOM_RTOL)
-    out[live] = np.maximum(total + dropped, DELTA_FLOOR)
-    return out
+    counts = np.concatenate([[0.0], np.asarray(starts, dtype=float)])
+    weights = np.concatenate([[float(dropped)], np.asarray(masses, dtype=float)])
+    return clone_pair.clone_pair_delta(np.atleast_1d(np.asarray(eps, dtype=float)), eps0, counts, weights)
 
 
 class _PopulationCurve(PopulationBound):

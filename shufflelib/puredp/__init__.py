@@ -55,7 +55,7 @@ from .histogram import (
     linf_error_bound,
     simulate_histograms,
 )
-from .rules import RULES, condition7_minimum, condition7_violations, counting_params
+from .rules import RULES, condition7_minimum, condition7_violations, counting_params, paper_rule_breakdown
 from .summation import (
     RealSumParams,
     level_budgets,
@@ -78,6 +78,7 @@ __all__ = [
     "condition7_minimum",
     "condition7_violations",
     "counting_params",
+    "paper_rule_breakdown",
     "dlap_abs_mean",
     "dlap_logpmf",
     "dlap_variance",

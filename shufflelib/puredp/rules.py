@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy.optimize import brentq
 from scipy.special import digamma, gammaln
 
 from .._validation import check_in_range, check_int, check_positive
@@ -39,7 +40,7 @@ from .checker import privacy_certificate
 from .counting import CountingParams
 from .dlap import dlap_variance
 
-__all__ = ["RULES", "condition7_minimum", "condition7_violations", "counting_params"]
+__all__ = ["RULES", "condition7_minimum", "condition7_violations", "counting_params", "paper_rule_breakdown"]
 
 #: The parameter rules :func:`counting_params` knows, from the paper's to the most economical.
 RULES = ("paper", "corrected", "condition7", "practical")
@@ -285,3 +286,56 @@ def counting_params(n: int, eps: float, rho: float, rule: str = "practical") -> 
     if rule == "practical" and not privacy_certificate(params).holds:
         raise RuntimeError(f"the practical parameters {params} fail their privacy certificate")
     return params
+
+
+def paper_rule_breakdown(n: int, rho: float, *, eps_high: float = 1.0, xtol: float = 1e-12) -> float:
+    """The ε below which the printed rule misses its MSE promise ``(1 + rho) Var DLap(eps)``.
+
+    The excess ``worst_mse / Var DLap(eps) − (1 + rho)`` of rule ``"paper"`` is continuous in
+    ``eps``; a geometric grid of 200 points from ``eps_high`` down to where ``q`` reaches 1
+    brackets its largest sign change, and Brent's method finds the root to ``xtol``. The
+    grid points below the root are all checked to be failures (else ``RuntimeError``: the
+    failure set would not be an interval and a single threshold would mislead).
+
+    Parameters
+    ----------
+    n
+        Number of users, an integer >= 1.
+    rho
+        The relative excess allowed, in ``(0, 0.5]`` as in Theorem 6.
+    eps_high
+        Upper end of the search, > 0 (the promise must hold there).
+    xtol
+        Absolute tolerance of the root.
+
+    Returns
+    -------
+    float
+        ``eps*``: the promise fails for ``eps < eps*`` (down to where ``q >= 1``) and holds at
+        every grid point above.
+
+    Examples
+    --------
+    >>> round(paper_rule_breakdown(10**4, 0.5), 5)
+    0.10655
+    """
+    n = check_int("n", n, minimum=1)
+    rho = check_in_range("rho", rho, 0.0, 0.5, closed_low=False, closed_high=True)
+    eps_high = check_positive("eps_high", eps_high)
+
+    def excess(eps: float) -> float:
+        return counting_params(n, eps, rho, "paper").worst_mse(n) / dlap_variance(eps) - (1.0 + rho)
+
+    # q = 0.1 rho Var DLap(eps) / n < 1: Var DLap(eps) = 2 e^-eps / (1 - e^-eps)^2 decreases in eps.
+    eps_low = brentq(lambda e: 0.1 * rho * dlap_variance(e) / n - (1.0 - 1e-9), 1e-12, 50.0)
+    grid = np.geomspace(eps_high, eps_low * (1.0 + 1e-6), 200)
+    values = np.array([excess(float(e)) for e in grid])
+    if values[0] > 0:
+        raise ValueError(f"the printed rule already fails at eps_high={eps_high}; choose a larger eps_high")
+    failing = np.flatnonzero(values > 0)
+    if failing.size == 0:
+        return float(eps_low)
+    first = int(failing[0])
+    if not np.all(values[first:] > 0):
+        raise RuntimeError("the printed rule's failures do not form an interval on the grid")
+    return float(brentq(excess, float(grid[first]), float(grid[first - 1]), xtol=xtol))
