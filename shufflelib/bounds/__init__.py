@@ -12,6 +12,7 @@ from .clones import ClonesClosedForm, ClonesNumerical
 from .erlingsson import ErlingssonBound
 from .exact import ExactKRR, TwoPairKRRLowerBound
 from .stronger_clones import StrongerClones
+from .variation_ratio import VariationRatioBound
 
 __all__ = [
     "AmplificationBound",
@@ -27,6 +28,7 @@ __all__ = [
     "StrongerClones",
     "ExactKRR",
     "TwoPairKRRLowerBound",
+    "VariationRatioBound",
 ]
 
 #: Every bound, by its command-line name (``--bound``).
@@ -41,6 +43,7 @@ BOUNDS: dict[str, type[AmplificationBound]] = {
         StrongerClones,
         ExactKRR,
         TwoPairKRRLowerBound,
+        VariationRatioBound,
     )
 }
 
