@@ -466,6 +466,12 @@ class WorstCase:
     others
         A histogram of the other users attaining the worst case at the largest ε asked (the
         victim holds value 0 or 1).
+
+    Examples
+    --------
+    >>> w = worst_case_delta(6, 3, 1.0, [0.0, 0.5])
+    >>> bool(w.lower[0] <= w.delta[0]), len(w.others), sum(w.others)
+    (True, 3, 5)
     """
 
     delta: np.ndarray

@@ -174,6 +174,12 @@ class VerdictRow:
         Whether ``true_delta`` is the exact worst case.
     true_eps
         ε of shuffled k-RR at ``delta`` (exact, or the two-pair lower bound).
+
+    Examples
+    --------
+    >>> row = VerdictRow(3, 7, 1.0, 1e-6, claimed_eps=0.5, true_delta=2e-6, exact=True, true_eps=0.6)
+    >>> row.ratio, round(row.shortfall, 12)
+    (2.0, 0.1)
     """
 
     k: int
@@ -187,12 +193,24 @@ class VerdictRow:
 
     @property
     def ratio(self) -> float:
-        """True δ over the claimed δ at the claimed ε (the claim is at most ``delta``)."""
+        """True δ over the claimed δ at the claimed ε (the claim is at most ``delta``).
+
+        Examples
+        --------
+        >>> VerdictRow(3, 7, 1.0, 1e-6, 0.5, 3e-6, True, 0.6).ratio
+        3.0
+        """
         return self.true_delta / self.delta
 
     @property
     def shortfall(self) -> float:
-        """``true ε − claimed ε`` (positive: the bound is violated)."""
+        """``true ε − claimed ε`` (positive: the bound is violated).
+
+        Examples
+        --------
+        >>> VerdictRow(3, 7, 1.0, 1e-6, 0.5, 3e-6, True, 0.75).shortfall
+        0.25
+        """
         return self.true_eps - self.claimed_eps
 
 
