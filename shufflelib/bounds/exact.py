@@ -335,15 +335,7 @@ class ExactKRR(AmplificationBound):
             raise ValueError(f"work_limit must be > 0, got {work_limit!r}")
         self.work_limit = float(work_limit)
 
-    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
-        """``None`` for ``eps0 <= 100`` (the range of the numerical evaluation), else the reason.
-
-        Examples
-        --------
-        >>> ExactKRR(mechanism="krr", k=2).validity(100, 150.0) is not None
-        True
-        """
-        return _eps0_reason(eps0)
+    validity = TwoPairKRRLowerBound.validity  # the same range of the numerical evaluation
 
     def is_exact(self, n: int) -> bool:
         """Whether the complete search runs at ``n`` (else the answers are a bracket's upper end).
