@@ -284,6 +284,19 @@ class TwoPairKRRLowerBound(AmplificationBound):
         return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
 
 
+@lru_cache(maxsize=32)
+def _worst_epsilon(n: int, k: int, eps0: float, delta: float, limit: float) -> tuple[float, tuple[int, ...]]:
+    """Cached :func:`worst_case_epsilon` (the calculator asks for the value, then for its dataset)."""
+    return worst_case_epsilon(n, k, eps0, delta, limit)
+
+
+@lru_cache(maxsize=32)
+def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> tuple[float, tuple[int, ...]]:
+    """Cached :func:`worst_case_delta` at one ε: (δ, a worst dataset)."""
+    found = worst_case_delta(n, k, eps0, [eps], limit)
+    return float(found.delta[0]), found.others
+
+
 class ExactKRR(AmplificationBound):
     """The exact worst case of shuffled k-RR over **all** pairs of neighbouring datasets.
 
@@ -357,12 +370,12 @@ class ExactKRR(AmplificationBound):
         if eps >= eps0:
             return 0.0  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
         if self.is_exact(n):
-            return float(worst_case_delta(n, self.k, eps0, [eps], self.work_limit).delta[0])
+            return _worst_delta(n, self.k, eps0, eps, self.work_limit)[0]
         return self._upper().delta(n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         if self.is_exact(n):
-            return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
+            return _worst_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
         return self._upper().epsilon(n, eps0, delta)
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
@@ -379,10 +392,10 @@ class ExactKRR(AmplificationBound):
         """
         if self.is_exact(n):
             out: dict[str, object] = {"exact": True}
-            if command == "delta":
-                out["worst_others"] = list(worst_case_delta(n, self.k, first, [second], self.work_limit).others)
+            if command == "delta" and second < first:
+                out["worst_others"] = list(_worst_delta(n, self.k, first, second, self.work_limit)[1])
             elif command == "epsilon":
-                out["worst_others"] = list(worst_case_epsilon(n, self.k, first, second, self.work_limit)[1])
+                out["worst_others"] = list(_worst_epsilon(n, self.k, first, second, self.work_limit)[1])
             return out
         low, up = self._lower(), self._upper()
         ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
