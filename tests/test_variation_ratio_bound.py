@@ -37,7 +37,7 @@ def test_headline_three_rr_n20() -> None:
     assert row.true_eps == pytest.approx(1.99988, abs=1e-4)
     assert row.ratio == pytest.approx(1075.8, rel=1e-3)
     eps, others = worst_case_epsilon(20, 3, 2.0, 1e-6)
-    assert others == (0, 19, 0)
+    assert others == (0, 19, 0) and eps == row.true_eps
     assert pair_delta(20, 3, 2.0, [row.claimed_eps], others)[0] > 1000 * 1e-6
 
 

@@ -66,7 +66,12 @@ from .clones import (
     binomial_range,
     binomial_shortfall,
 )
-from .krr_worst_case import WORK_LIMIT, worst_case_delta, worst_case_epsilon, worst_case_work
+from .krr_worst_case import (
+    WORK_LIMIT,
+    worst_case_delta,
+    worst_case_epsilon,
+    worst_case_work,
+)
 from .stronger_clones import StrongerClones
 
 __all__ = ["ExactKRR", "TwoPairKRRLowerBound", "concentrated_delta", "spread_delta"]

@@ -72,16 +72,16 @@ from .._roots import first_true
 from .._validation import check_array, check_int, check_positive, check_probability
 
 __all__ = [
-    "krr_probabilities",
-    "dataset_delta",
-    "brute_force_worst_delta",
+    "WORK_LIMIT",
+    "WorstCase",
     "binary_split_deltas",
+    "brute_force_worst_delta",
+    "dataset_delta",
+    "krr_probabilities",
+    "pair_delta",
     "worst_case_delta",
     "worst_case_epsilon",
     "worst_case_work",
-    "pair_delta",
-    "WorstCase",
-    "WORK_LIMIT",
 ]
 
 #: Largest estimated run time, in seconds, of one complete search that :func:`worst_case_delta`

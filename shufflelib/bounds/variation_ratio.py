@@ -45,10 +45,10 @@ from .krr_worst_case import worst_case_delta, worst_case_work
 
 __all__ = [
     "VariationRatioBound",
-    "variation_ratio_parameters",
-    "variation_ratio_verdict",
-    "variation_ratio_table",
     "VerdictRow",
+    "variation_ratio_parameters",
+    "variation_ratio_table",
+    "variation_ratio_verdict",
 ]
 
 
