@@ -48,13 +48,14 @@ unproved shape of δ(h): δ oscillates in ``h`` with period about ``1/(2q)`` (th
 of the mean of ``D``), with many local maxima, and neither the concentrated nor the balanced
 split is always worst (see the chapter).
 
-Numerical tolerance. ``k = 2``: the victim-independent sums over the reports of the
-``a``-holders are truncated at binomial tail mass ``1e-30`` per side and that mass is added to
-δ; the pmfs come from a log-factorial table (relative error ``8 ulp × log(n!)`` in the
-exponent) and the sums have positive terms; that rounding budget is added, so
-:func:`worst_case_delta` returns an *upper* end of a bracket whose width is well below
-``1e-6`` relative (also returned, as ``lower``). ``k >= 3``: every output cell is summed
-(no truncation), with a relative budget of ``n · 1e-15``.
+Numerical tolerance. ``k = 2``: the laws of the reports of the ``a``- and ``b``-holders are
+summed over windows of their mean ± (12 sd + 40); the mass outside (computed) moves δ by at
+most twice ``α + β`` times it, which is added; the pmfs come from a log-factorial table
+(relative error ``8 ulp × log(n!)`` in the exponent) and the sums have positive terms; that
+rounding budget is added too, so :func:`worst_case_delta` returns an *upper* end of a bracket
+whose width is well below ``1e-6`` relative (also returned, as ``lower``). ``k >= 3``: every
+output cell is summed (no truncation); each cell is a sum of positive terms known to relative
+``(n + 2) · 1e-15``, and a cell's possible error is added wherever it could be positive.
 """
 
 from __future__ import annotations
@@ -87,8 +88,6 @@ __all__ = [
 #: Largest estimated run time, in seconds, of one complete search that :func:`worst_case_delta`
 #: accepts (see :func:`worst_case_work`); ``epsilon`` runs a few searches.
 WORK_LIMIT = 2.0
-#: Binomial tail mass dropped on each side (k = 2), added back to δ.
-_TAIL = 1e-30
 #: Relative rounding budget per user of the grid computations (k >= 3).
 _GRID_RTOL = 1e-15
 
@@ -343,7 +342,7 @@ def binary_split_deltas(
     # Relative accuracy of each convolution: the log-factorial table (absolute error a few ulps
     # of its largest entry, in the exponent of both pmfs) and the positive sums (width terms).
     rtol = 8.0 * np.finfo(float).eps * (lf[n] + 1.0) + 4.0 * width * np.finfo(float).eps
-    err = rtol * (first + second) + (alpha + beta) * dropped
+    err = rtol * (first + second) + 2.0 * (alpha + beta) * dropped  # threshold and tails
     return value + err, np.maximum(value - err, 0.0)
 
 
