@@ -320,7 +320,7 @@ class ExactKRR(AmplificationBound):
     k
         Domain size (an integer >= 2).
     work_limit
-        Budget of one complete search, in estimated seconds (default
+        Budget of one answer, in estimated seconds of complete searches (default
         :data:`~shufflelib.bounds.krr_worst_case.WORK_LIMIT`).
 
     Notes
@@ -355,15 +355,24 @@ class ExactKRR(AmplificationBound):
 
     validity = TwoPairKRRLowerBound.validity  # the same range of the numerical evaluation
 
-    def is_exact(self, n: int) -> bool:
-        """Whether the complete search runs at ``n`` (else the answers are a bracket's upper end).
+    #: Complete searches one answer needs, roughly: one per δ, a few per ε (one per dataset
+    #: that takes the lead), a root finding over ``eps0`` of those for ``max_eps0``.
+    SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
+
+    def is_exact(self, n: int, command: str = "delta") -> bool:
+        """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
+
+        ``command`` is ``"delta"``, ``"epsilon"`` or ``"eps0"``: the searches one answer
+        needs (:attr:`SEARCHES`) times their estimated time must fit in ``work_limit``.
 
         Examples
         --------
         >>> ExactKRR(mechanism="krr", k=3).is_exact(30), ExactKRR(mechanism="krr", k=3).is_exact(10**6)
         (True, False)
         """
-        return worst_case_work(n, self.k) <= self.work_limit
+        if command not in self.SEARCHES:
+            raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
+        return worst_case_work(n, self.k) * self.SEARCHES[command] <= self.work_limit
 
     def _upper(self) -> StrongerClones:
         return StrongerClones(mechanism="krr", k=self.k)
@@ -374,14 +383,29 @@ class ExactKRR(AmplificationBound):
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:
             return 0.0  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
-        if self.is_exact(n):
+        if self.is_exact(n, "delta"):
             return _worst_delta(n, self.k, eps0, eps, self.work_limit)[0]
         return self._upper().delta(n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        if self.is_exact(n):
+        if self.is_exact(n, "epsilon"):
             return _worst_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
         return self._upper().epsilon(n, eps0, delta)
+
+    def max_eps0(self, n: int, eps: float, delta: float) -> float:
+        """Largest ``eps0`` whose worst case is ``(eps, delta)``-DP (exact within the budget, rounded down).
+
+        Beyond the budget: the stronger-clones answer (a valid, smaller ``eps0``); see :meth:`details`.
+
+        Examples
+        --------
+        >>> e0 = ExactKRR(mechanism="krr", k=2).max_eps0(50, 1.0, 1e-3)
+        >>> ExactKRR(mechanism="krr", k=2).epsilon(50, e0, 1e-3) <= 1.0
+        True
+        """
+        if self.is_exact(n, "eps0"):
+            return super().max_eps0(n, eps, delta)
+        return self._upper().max_eps0(n, eps, delta)
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
@@ -395,7 +419,7 @@ class ExactKRR(AmplificationBound):
         >>> d["exact"], d["lower"] < d["upper"]
         (False, True)
         """
-        if self.is_exact(n):
+        if self.is_exact(n, command):
             out: dict[str, object] = {"exact": True}
             if command == "delta" and second < first:
                 out["worst_others"] = list(_worst_delta(n, self.k, first, second, self.work_limit)[1])

@@ -86,8 +86,8 @@ __all__ = [
 ]
 
 #: Largest estimated run time, in seconds, of one complete search that :func:`worst_case_delta`
-#: accepts (see :func:`worst_case_work`); ``epsilon`` runs a few searches.
-WORK_LIMIT = 2.0
+#: accepts (see :func:`worst_case_work`); also ``ExactKRR``'s budget for one answer.
+WORK_LIMIT = 4.0
 #: Relative rounding budget per user of the grid computations (k >= 3).
 _GRID_RTOL = 1e-15
 

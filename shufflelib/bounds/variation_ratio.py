@@ -40,8 +40,8 @@ from ..segmented.clone_pairs import RESOLUTION, ClonePair
 from ..segmented.variation_ratio import variation_ratio_pair
 from .base import AmplificationBound
 from .clones import _eps0_reason
-from .exact import ExactKRR, TwoPairKRRLowerBound
-from .krr_worst_case import worst_case_delta, worst_case_work
+from .exact import TwoPairKRRLowerBound
+from .krr_worst_case import worst_case_delta, worst_case_epsilon, worst_case_work
 
 __all__ = [
     "VariationRatioBound",
@@ -50,6 +50,10 @@ __all__ = [
     "variation_ratio_table",
     "variation_ratio_verdict",
 ]
+
+
+#: The verdict uses the exact worst case where one complete search takes at most this (estimated s).
+_VERDICT_SECONDS = 2.0
 
 
 def variation_ratio_parameters(mechanism: str, eps0: float, k: int | None = None) -> tuple[float, float, float]:
@@ -228,10 +232,10 @@ def variation_ratio_verdict(k: int, n: int, eps0: float, delta: float) -> Verdic
     eps0 = check_positive("eps0", eps0)
     delta = check_probability("delta", delta)
     claimed = VariationRatioBound(mechanism="krr", k=k).epsilon(n, eps0, delta)
-    exact = worst_case_work(n, k) <= 2.0
+    exact = worst_case_work(n, k) <= _VERDICT_SECONDS
     if exact:
-        true_delta = float(worst_case_delta(n, k, eps0, [claimed]).lower[0])
-        true_eps = ExactKRR(mechanism="krr", k=k).epsilon(n, eps0, delta)
+        true_delta = float(worst_case_delta(n, k, eps0, [claimed], math.inf).lower[0])
+        true_eps = worst_case_epsilon(n, k, eps0, delta, math.inf)[0]
     else:
         lower = TwoPairKRRLowerBound(mechanism="krr", k=k)
         true_delta = lower.delta(n, eps0, claimed)
