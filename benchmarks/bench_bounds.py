@@ -12,7 +12,12 @@ Bounds covering ``"generic"`` are run on it, the others on k-RR with ``k = 2``
 and ``k = 3`` (the exact k-RR curve is a closed form for ``k = 2`` only, and
 takes ~10 s at ``n = 1e8`` for ``k = 3``).
 Bound modules that do not exist yet are skipped with a note; a question a
-bound's theorem does not cover is shown as ``n/a``.
+bound's theorem does not cover is shown as ``n/a``. ``exact-krr`` beyond the reach of its
+complete search answers with the upper end of its certified bracket (stronger clones).
+
+A second table gives the reach of the exact worst-case search of shuffled k-RR
+(:mod:`shufflelib.bounds.krr_worst_case`): the largest ``n`` whose complete search at one
+``eps`` (``eps0 = 1``, ``eps = 0.1``) takes at most one second, for ``k = 2, 3, 4``.
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ KNOWN = [
     ("clones", "ClonesNumerical"),
     ("stronger_clones", "StrongerClones"),
     ("exact", "ExactKRR"),
+    ("exact", "TwoPairKRRLowerBound"),
+    ("variation_ratio", "VariationRatioBound"),
 ]
 EPS0, DELTA, EPS = 1.0, 1e-6, 0.01
 SIZES = (10**4, 10**6, 10**8)
@@ -88,6 +95,36 @@ def row(cls: type, mechanism: str, kwargs: dict) -> list[str]:
     return cells
 
 
+def search_seconds(n: int, k: int) -> float:
+    """Wall-clock seconds of one complete worst-case search of shuffled k-RR at one ε."""
+    from shufflelib.bounds.krr_worst_case import worst_case_delta
+
+    start = time.perf_counter()
+    worst_case_delta(n, k, EPS0, [0.1], work_limit=math.inf)
+    return time.perf_counter() - start
+
+
+def exact_reach(k: int, budget: float = 1.0) -> tuple[int, float]:
+    """Largest ``n`` (to within 5 %) whose complete search takes at most ``budget`` seconds."""
+    good, seconds = 2, search_seconds(2, k)
+    bad = None
+    while bad is None:
+        n = good * 2
+        t = search_seconds(n, k)
+        if t <= budget:
+            good, seconds = n, t
+        else:
+            bad = n
+    while bad - good > max(1, good // 20):
+        n = (good + bad) // 2
+        t = search_seconds(n, k)
+        if t <= budget:
+            good, seconds = n, t
+        else:
+            bad = n
+    return good, seconds
+
+
 def main() -> None:
     classes, notes = load_bounds()
     header = ["bound", "mechanism"] + [f"eps, n=1e{round(math.log10(n))}" for n in SIZES]
@@ -100,6 +137,12 @@ def main() -> None:
             print("| " + " | ".join(row(cls, mechanism, kwargs)) + " |", flush=True)
     for note in notes:
         print(f"\nNote: {note}")
+    print("\nExact worst case of shuffled k-RR (complete search, eps0 = 1, eps = 0.1)\n")
+    print("| k | largest n in 1 s | seconds at that n |")
+    print("|---|---|---|")
+    for k in (2, 3, 4):
+        n, seconds = exact_reach(k)
+        print(f"| {k} | {n:,} | {seconds:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from scipy.stats import binom, binomtest, norm
 
 from shufflelib import audit
 from shufflelib.audit import AuditResult, audit_protocol, audit_scores, shuffled_rr_sampler
-from shufflelib.bounds.exact import ExactKRR
+from shufflelib.bounds.exact import TwoPairKRRLowerBound
 
 EPS0 = 2.0
 
@@ -67,7 +67,7 @@ def test_exact_reference_worst_split_is_others_all_zero():
 def test_exact_reference_matches_library_exact_krr(n, delta):
     # The library's exact shuffled binary RR curve (worst-case datasets) agrees
     # with the independent computation here (both solve delta(eps) = delta to ~1e-9).
-    library = ExactKRR(mechanism="krr", k=2).epsilon(n, EPS0, delta)
+    library = TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(n, EPS0, delta)
     assert library == pytest.approx(exact_epsilon(*rr_count_pmfs(n, EPS0, 0), delta), rel=1e-7)
 
 

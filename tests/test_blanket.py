@@ -10,7 +10,7 @@ Upper bounds are checked against exact computations written here:
 * the exact value of the blanket theorem (Theorem 3.1) for k-RR, which the
   Hoeffding and Bennett bounds must dominate and which must itself dominate
   the exact profile;
-* at large ``n``, the exact k-RR curve of :class:`shufflelib.bounds.exact.ExactKRR`.
+* at large ``n``, the exact k-RR curve of :class:`shufflelib.bounds.exact.TwoPairKRRLowerBound`.
 
 Tolerances: ``ROOT_RTOL``/``ROOT_ATOL`` are the documented precision of the
 certified root finder behind ``epsilon`` and ``max_eps0``; ``SUM_ATOL`` is the
@@ -36,7 +36,7 @@ from shufflelib._roots import ATOL as ROOT_ATOL
 from shufflelib._roots import RTOL as ROOT_RTOL
 from shufflelib.bounds.base import DELTA_FLOOR, NotApplicableError
 from shufflelib.bounds.blanket import BlanketBennett, BlanketHoeffding, _generic, _krr, _laplace
-from shufflelib.bounds.exact import ExactKRR
+from shufflelib.bounds.exact import TwoPairKRRLowerBound
 
 SUM_ATOL = 1e-12
 FLOAT_RTOL = 1e-12
@@ -294,8 +294,8 @@ def test_krr_at_moderate_n_never_below_exact(k, eps0):
 
 @pytest.mark.parametrize("k", [2, 10, 100])
 def test_never_below_exact_krr_curve_at_large_n(k):
-    """ExactKRR (shufflelib.bounds.exact) is the exact curve of real neighbouring datasets, rounded down."""
-    exact = ExactKRR("krr", k=k)
+    """TwoPairKRRLowerBound (shufflelib.bounds.exact) is the exact curve of real neighbouring datasets, rounded down."""
+    exact = TwoPairKRRLowerBound("krr", k=k)
     for n in (1000, 10**5) + ((10**7,) if k == 2 else ()):
         for eps0 in (0.5, 2.0, 5.0):
             lower = exact.epsilon(n, eps0, 1e-6)

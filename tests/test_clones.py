@@ -20,7 +20,7 @@ from shufflelib.bounds.clones import (
     binomial_range,
     binomial_shortfall,
 )
-from shufflelib.bounds.exact import ExactKRR
+from shufflelib.bounds.exact import TwoPairKRRLowerBound
 from shufflelib.bounds.stronger_clones import StrongerClones
 from shufflelib.curves import DominatingPair
 
@@ -212,7 +212,7 @@ def test_max_eps0_is_consistent(ln, eps, delta):
 )
 def test_no_bound_undercuts_the_exact_randomized_response_curve(ln, eps0, delta, k):
     n = int(math.exp(ln))
-    exact = ExactKRR(mechanism="krr", k=k).epsilon(n, eps0, delta)
+    exact = TwoPairKRRLowerBound(mechanism="krr", k=k).epsilon(n, eps0, delta)
     assert StrongerClones(mechanism="krr", k=k).epsilon(n, eps0, delta) >= exact
     assert ClonesNumerical().epsilon(n, eps0, delta) >= exact  # generic bounds cover k-RR
     closed = ClonesClosedForm()
@@ -250,12 +250,12 @@ def test_large_eps0_keeps_precision(eps0):
     for bound in NUMERICAL:
         assert bound.delta(n, eps0, eps) == pytest.approx(want_delta, rel=1e-8)  # 2e-9 rounding budget
         assert bound.epsilon(n, eps0, 1e-6) == pytest.approx(want_eps, rel=1e-9)
-    exact = ExactKRR(mechanism="krr", k=2)
+    exact = TwoPairKRRLowerBound(mechanism="krr", k=2)
     assert exact.epsilon(n, eps0, 1e-6) <= NUMERICAL[1].epsilon(n, eps0, 1e-6)
 
 
 def test_numerical_range_of_eps0():
-    for bound in [*NUMERICAL, ExactKRR(mechanism="krr", k=3)]:
+    for bound in [*NUMERICAL, TwoPairKRRLowerBound(mechanism="krr", k=3)]:
         assert bound.applicable(10, 100.0)
         with pytest.raises(NotApplicableError, match="eps0 <= 100"):
             bound.epsilon(10, 100.5, 1e-6)

@@ -7,7 +7,7 @@ import pytest
 from shufflelib.bounds import ErlingssonBound, get_bound
 from shufflelib.bounds.compare import STANDARD_SPECS, BoundSpec, compare_epsilons
 
-EXACT = "exact (RR, lower reference)"
+EXACT = "two-pair lower bound (RR)"
 
 
 @pytest.mark.parametrize(("n", "eps0", "delta"), [(1_000, 0.3, 1e-4), (50_000, 1.0, 1e-6), (10**7, 4.0, 1e-8)])

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from shufflelib.bounds.exact import ExactKRR
+from shufflelib.bounds.exact import TwoPairKRRLowerBound
 from shufflelib.curves import DominatingPair
 from shufflelib.dp_testing import epsilon_from_rates, shuffled_rr_count_pmfs, threshold_test_rates
 
@@ -108,13 +108,13 @@ def test_count_pmfs_match_brute_force(n, eps0, others_ones):
 
 @pytest.mark.parametrize("n, eps0", [(50, 1.0), (2_000, 3.0), (10_000, 0.5)])
 def test_count_pmfs_reproduce_the_exact_krr_curve(n, eps0):
-    """Others all hold 0: the pair is ExactKRR's concentrated pair, so the curves agree."""
+    """Others all hold 0: the pair is TwoPairKRRLowerBound's concentrated pair, so the curves agree."""
     p0, p1 = shuffled_rr_count_pmfs(n, eps0, 0)
     assert p0.sum() == pytest.approx(1.0, abs=1e-12) and p1.sum() == pytest.approx(1.0, abs=1e-12)
     with np.errstate(divide="ignore"):  # zero-probability atoms are -inf log-probabilities, as intended
         pair = DominatingPair(np.log(p0), np.log(p1))
     eps = np.linspace(0.0, 0.99 * eps0, 12)
-    library = ExactKRR(mechanism="krr", k=2).delta_profile(n, eps0, eps)
+    library = TwoPairKRRLowerBound(mechanism="krr", k=2).delta_profile(n, eps0, eps)
     mine = pair.delta(eps)
     big = mine > 1e-250
     assert library[big] == pytest.approx(mine[big], rel=1e-6)
@@ -159,10 +159,10 @@ def test_best_threshold_test_attains_the_exact_epsilon(n, eps0, delta):
     """The likelihood ratio of the count is increasing, so the set {L > e^eps} where the hockey-stick
     divergence is attained is a threshold set: the best threshold test gives exactly eps(delta).
 
-    Tolerance: ExactKRR rounds its delta down by a relative 1e-9 (its documented budget), which
+    Tolerance: TwoPairKRRLowerBound rounds its delta down by a relative 1e-9 (its documented budget), which
     moves eps by far less than the relative 1e-6 allowed here."""
     p0, p1 = shuffled_rr_count_pmfs(n, eps0, 0)
     _, fpr, tpr = threshold_test_rates(p0, p1)
     best = float(np.max(epsilon_from_rates(tpr, fpr, delta)))
-    exact = ExactKRR(mechanism="krr", k=2).epsilon(n, eps0, delta)
+    exact = TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(n, eps0, delta)
     assert best == pytest.approx(exact, rel=1e-6)

@@ -3,7 +3,7 @@
 The bound is checked against the exact privacy profile of shuffled binary
 randomized response (written here: the count of ones, user 1 switching
 0 -> 1 with the other inputs fixed) and, at large ``n``, against
-:class:`shufflelib.bounds.exact.ExactKRR`. Tolerances: ``ROOT_RTOL``/``ROOT_ATOL``
+:class:`shufflelib.bounds.exact.TwoPairKRRLowerBound`. Tolerances: ``ROOT_RTOL``/``ROOT_ATOL``
 are the documented precision of the certified root finder behind
 ``max_eps0``; ``CLOSED_FORM_RTOL`` is the documented safety rounding of the
 closed forms (relative 1e-12).
@@ -24,7 +24,7 @@ from shufflelib._roots import ATOL as ROOT_ATOL
 from shufflelib._roots import RTOL as ROOT_RTOL
 from shufflelib.bounds.base import DELTA_FLOOR, NotApplicableError
 from shufflelib.bounds.erlingsson import ErlingssonBound
-from shufflelib.bounds.exact import ExactKRR
+from shufflelib.bounds.exact import TwoPairKRRLowerBound
 
 CLOSED_FORM_RTOL = 1e-12
 BOUND = ErlingssonBound()
@@ -126,8 +126,8 @@ def test_never_below_exact_binary_rr(n, eps0, delta):
 
 
 def test_never_below_exact_krr_curve_at_large_n():
-    """ExactKRR (shufflelib.bounds.exact): exact curve of shuffled binary RR, rounded down."""
-    exact = ExactKRR("krr", k=2)
+    """TwoPairKRRLowerBound (shufflelib.bounds.exact): exact curve of shuffled binary RR, rounded down."""
+    exact = TwoPairKRRLowerBound("krr", k=2)
     for n in (10**4, 10**6, 10**8):
         for eps0 in (0.05, 0.4):
             for delta in (1e-3, 1e-6, 1e-12):

@@ -1,4 +1,4 @@
-"""Tests for ExactKRR: the exact privacy curve of shuffled k-ary randomized response."""
+"""Tests for TwoPairKRRLowerBound: the exact δ of two explicit pairs of datasets of shuffled k-RR."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 from shufflelib.bounds.clones import ClonesNumerical
-from shufflelib.bounds.exact import ExactKRR, concentrated_delta, spread_delta
+from shufflelib.bounds.exact import TwoPairKRRLowerBound, concentrated_delta, spread_delta
 from shufflelib.bounds.stronger_clones import StrongerClones
 from shufflelib.curves import DominatingPair
 
@@ -52,7 +52,7 @@ def test_formulas_match_enumeration_of_the_protocol(k, n, eps0):
     got = concentrated_delta(n, k, eps0, eps)
     assert np.all(got <= conc * (1 + 1e-12))  # rounded down ...
     np.testing.assert_allclose(got, conc, rtol=1e-7)  # ... and exact
-    exact = ExactKRR(mechanism="krr", k=k).delta_profile(n, eps0, eps)
+    exact = TwoPairKRRLowerBound(mechanism="krr", k=k).delta_profile(n, eps0, eps)
     if k == 2:
         np.testing.assert_allclose(exact, conc, rtol=1e-7)
         return
@@ -73,7 +73,7 @@ def test_lower_bound_of_the_worst_case_and_below_every_upper_bound(k, n):
     eps = np.linspace(0.0, eps0, 16)[:-1]
     configs = itertools.combinations_with_replacement(range(min(k, 3)), n - 1)
     worst = np.max([enumerated_pair(list(c), k, eps0).delta(eps) for c in configs], axis=0)
-    exact = ExactKRR(mechanism="krr", k=k).delta_profile(n, eps0, eps)
+    exact = TwoPairKRRLowerBound(mechanism="krr", k=k).delta_profile(n, eps0, eps)
     assert np.all(exact <= worst * (1 + 1e-12))
     for bound in [StrongerClones(mechanism="krr", k=k), ClonesNumerical()]:
         assert np.all(bound.delta_profile(n, eps0, eps) >= worst * (1 - 1e-12))
@@ -88,7 +88,7 @@ def test_binary_closed_form_matches_a_direct_pair_at_larger_n():
     ratio = (math.exp(-eps0) * (n - x) + math.exp(eps0) * x) / n  # Pr[X0] / Pr[X1]
     pair = DominatingPair(log_p1, log_p1 + np.log(ratio) - np.logaddexp.reduce(log_p1 + np.log(ratio)))
     eps = np.array([0.0, 0.02, 0.05, 0.1, 0.2, 0.3])
-    got, want = ExactKRR(mechanism="krr", k=2).delta_profile(n, eps0, eps), pair.delta(eps)
+    got, want = TwoPairKRRLowerBound(mechanism="krr", k=2).delta_profile(n, eps0, eps), pair.delta(eps)
     assert want[-1] < 1e-40  # reaches the far tail, where the rounding-down budget grows
     assert np.all(got <= want)
     np.testing.assert_allclose(got, want, rtol=1e-5)
@@ -112,7 +112,7 @@ def test_concentrated_formula_for_k3_matches_a_direct_pair_at_larger_n():
 
 
 def test_epsilon_is_rounded_down_and_consistent():
-    bound = ExactKRR(mechanism="krr", k=3)
+    bound = TwoPairKRRLowerBound(mechanism="krr", k=3)
     for n, eps0, delta in [(10, 1.0, 1e-3), (1000, 2.0, 1e-8), (10**5, 0.5, 1e-6)]:
         eps = bound.epsilon(n, eps0, delta)
         assert 0.0 < eps < eps0
@@ -130,7 +130,7 @@ def test_epsilon_is_rounded_down_and_consistent():
 )
 def test_exact_curve_moves_with_the_parameters(ln, eps0, delta, k):
     n = int(math.exp(ln))
-    bound = ExactKRR(mechanism="krr", k=k)
+    bound = TwoPairKRRLowerBound(mechanism="krr", k=k)
     eps = bound.epsilon(n, eps0, delta)
     assert 0.0 <= eps <= eps0
     assert bound.epsilon(n, eps0, delta / 10) >= eps * (1 - 1e-8)
@@ -139,13 +139,13 @@ def test_exact_curve_moves_with_the_parameters(ln, eps0, delta, k):
 
 
 def test_more_users_give_more_privacy():
-    bound = ExactKRR(mechanism="krr", k=2)
+    bound = TwoPairKRRLowerBound(mechanism="krr", k=2)
     eps = [bound.epsilon(n, 1.0, 1e-6) for n in (10**2, 10**3, 10**4, 10**5, 10**6)]
     assert all(a > b for a, b in itertools.pairwise(eps))
 
 
 def test_curve_views():
-    bound = ExactKRR(mechanism="krr", k=4)
+    bound = TwoPairKRRLowerBound(mechanism="krr", k=4)
     curve = bound.curve(2000, 1.0, eps_grid=np.linspace(0.0, 1.0, 81))
     eps = np.linspace(0, 1, 9)
     np.testing.assert_array_equal(curve.delta(eps), bound.delta_profile(2000, 1.0, eps))
@@ -159,19 +159,19 @@ def test_curve_views():
 
 def test_requires_randomized_response_and_k():
     with pytest.raises(ValueError, match="mechanism"):
-        ExactKRR()
+        TwoPairKRRLowerBound()
     with pytest.raises(ValueError, match="k must be given"):
-        ExactKRR(mechanism="krr")
+        TwoPairKRRLowerBound(mechanism="krr")
     with pytest.raises(ValueError, match="k must be an integer >= 2"):
-        ExactKRR(mechanism="krr", k=1)
+        TwoPairKRRLowerBound(mechanism="krr", k=1)
     with pytest.raises(ValueError, match="delta must be in"):
-        ExactKRR(mechanism="krr", k=2).epsilon(100, 1.0, 0.0)
+        TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(100, 1.0, 0.0)
 
 
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("eps0", [0.01, 20.0])
 def test_extreme_parameters_without_nan_or_warnings(k, eps0):
-    bound = ExactKRR(mechanism="krr", k=k)
+    bound = TwoPairKRRLowerBound(mechanism="krr", k=k)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for n in [2, 10**6]:

@@ -52,11 +52,11 @@ def test_rr_bounds_are_above_the_exact_shuffled_curve(levels, counts):
 
 
 def test_exact_rr_matches_the_colleagues_exact_krr_for_one_level():
-    from shufflelib.bounds.exact import ExactKRR
+    from shufflelib.bounds.exact import TwoPairKRRLowerBound
 
     pop = Population([1.5], [200])
     ours = exact_rr_delta(np.array([0.2, 0.5]), pop)
-    theirs = ExactKRR(mechanism="krr", k=2).curve(200, 1.5).delta(np.array([0.2, 0.5]))
+    theirs = TwoPairKRRLowerBound(mechanism="krr", k=2).curve(200, 1.5).delta(np.array([0.2, 0.5]))
     assert np.allclose(ours, theirs, rtol=1e-6, atol=1e-15)
 
 

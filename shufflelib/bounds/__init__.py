@@ -10,8 +10,9 @@ from .base import MECHANISMS, AmplificationBound, NotApplicableError
 from .blanket import BlanketBennett, BlanketHoeffding
 from .clones import ClonesClosedForm, ClonesNumerical
 from .erlingsson import ErlingssonBound
-from .exact import ExactKRR
+from .exact import ExactKRR, TwoPairKRRLowerBound
 from .stronger_clones import StrongerClones
+from .variation_ratio import VariationRatioBound
 
 __all__ = [
     "AmplificationBound",
@@ -26,6 +27,8 @@ __all__ = [
     "ClonesNumerical",
     "StrongerClones",
     "ExactKRR",
+    "TwoPairKRRLowerBound",
+    "VariationRatioBound",
 ]
 
 #: Every bound, by its command-line name (``--bound``).
@@ -39,6 +42,8 @@ BOUNDS: dict[str, type[AmplificationBound]] = {
         ClonesNumerical,
         StrongerClones,
         ExactKRR,
+        TwoPairKRRLowerBound,
+        VariationRatioBound,
     )
 }
 

@@ -1,4 +1,9 @@
-r"""The exact privacy curve of shuffled k-ary randomized response on worst-case-type datasets.
+r"""Shuffled k-ary randomized response: the exact worst case, and two explicit pairs (a lower bound).
+
+:class:`ExactKRR` (``exact-krr``) is the exact worst case over all pairs of neighbouring
+datasets, by the complete search of :mod:`shufflelib.bounds.krr_worst_case` (a certified
+bracket beyond its reach). :class:`TwoPairKRRLowerBound` (``krr-two-pair-lower``), described
+below, is the exact δ of two explicit pairs: a lower bound that stays fast for ``n`` up to 1e8.
 
 Each of ``n`` users applies k-RR with parameter ``eps0`` (report the true value
 w.p. ``e^{eps0}/(e^{eps0}+k−1)``, each other value w.p. ``1/(e^{eps0}+k−1)``)
@@ -24,21 +29,16 @@ We evaluate two configurations of the other ``n − 1`` users:
 
 ``delta(eps)`` is the larger of the two (``k >= 3``). Every value is the exact
 δ of a real pair of neighbouring datasets, so the curve is a **lower bound** on
-the privacy of shuffled k-RR: no valid upper bound may be below it.
+the worst case of shuffled k-RR: no valid upper bound may be below it.
 
-Which configuration is worst. The worst case is a maximum over every
-configuration of the others, which we checked by brute force. For ``k >= 3``
-the spread configuration is worst in the bulk of the curve and the
-concentrated one in the far tail (``eps0`` large relative to ``log n``), hence
-the maximum of the two; over *all* configurations (``n <= 7``, ``k = 3, 4``,
-``eps0`` in 0.5–4, ``delta`` in 1e-6–1e-2) the worst ``epsilon(delta)``
-exceeds ours by at most 0.9% (``k = 3``) and 3% (``k = 4``, which also loses
-the merged values). For ``k = 2`` the others hold 0 or 1 and the concentrated
-split (all others hold the same value) is worst up to lattice effects: over
-all splits (``eps0`` in 0.3–4, ``delta`` in 1e-12–1e-2) the worst
-``epsilon(delta)`` exceeds it by at most 3.8% (``n = 20``), 1.6% (``n = 50``),
-1.4% (``n = 100``) and 0.4% (``n = 200``), the maximiser being a split next to
-the concentrated one.
+Which configuration is worst. Neither, in general: the worst case over all
+configurations (:class:`ExactKRR`, by the complete search of
+:mod:`shufflelib.bounds.krr_worst_case`) can be markedly larger. Binary RR, ``n = 20``,
+``eps0 = 3``, ``eps = 0``: nine or ten of the other users holding ``a`` give
+``δ = 0.443``, the concentrated pair ``0.360``. Over ``h_a`` the δ of binary RR oscillates
+with period about ``1/(2q)`` with many local maxima, and the maximiser moves between the
+extremes, the middle and their neighbours as ``eps`` and ``eps0`` vary; the chapter
+measures the shortfall of the two pairs.
 
 Numerical tolerance: the sums over ``N_b`` and ``M`` are truncated at binomial
 tail mass ``1e-30`` per side (dropped mass only lowers δ) and the rounding budget of the
@@ -66,9 +66,15 @@ from .clones import (
     binomial_range,
     binomial_shortfall,
 )
+from .krr_worst_case import (
+    WORK_LIMIT,
+    worst_case_delta,
+    worst_case_epsilon,
+    worst_case_work,
+)
 from .stronger_clones import StrongerClones
 
-__all__ = ["ExactKRR"]
+__all__ = ["ExactKRR", "TwoPairKRRLowerBound", "concentrated_delta", "spread_delta"]
 
 #: Binomial tail mass dropped on each side of the summation range.
 _TAIL = 1e-30
@@ -159,15 +165,16 @@ def spread_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     return _scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
 
 
-class ExactKRR(AmplificationBound):
-    """Exact privacy curve of shuffled k-RR on worst-case-type neighbouring datasets (a lower bound).
+class TwoPairKRRLowerBound(AmplificationBound):
+    """δ of shuffled k-RR on two explicit pairs of neighbouring datasets: a *lower* bound on the worst case.
 
     ``delta`` is the exact δ(ε) of the worse of two explicit pairs of
     neighbouring datasets (see the module docstring); ``epsilon`` and
     ``max_eps0`` invert it. Because it is attained by real datasets, **no valid
-    upper bound on the privacy of shuffled k-RR can be smaller**: every
-    amplification bound applicable to k-RR (the generic ones included, k-RR
-    being ``eps0``-LDP) must give at least this ``epsilon``.
+    upper bound on the privacy of shuffled k-RR can be smaller**; the exact worst
+    case over all pairs (:class:`ExactKRR`) can be larger (up to ~20–30 % in δ at
+    small ``n``). It stays fast for ``n`` up to 1e8, where the complete search does not
+    reach.
 
     Parameters
     ----------
@@ -186,16 +193,16 @@ class ExactKRR(AmplificationBound):
 
     Examples
     --------
-    >>> from shufflelib.bounds.exact import ExactKRR
+    >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
     >>> from shufflelib.bounds.stronger_clones import StrongerClones
-    >>> exact = ExactKRR(mechanism="krr", k=2)
-    >>> e = exact.epsilon(10_000, 1.0, 1e-6)
+    >>> lower = TwoPairKRRLowerBound(mechanism="krr", k=2)
+    >>> e = lower.epsilon(10_000, 1.0, 1e-6)
     >>> e < StrongerClones(mechanism="krr", k=2).epsilon(10_000, 1.0, 1e-6)
     True
     """
 
-    name = "exact-krr"
-    title = "Exact shuffled k-RR (lower bound: worst-case-type datasets)"
+    name = "krr-two-pair-lower"
+    title = "Shuffled k-RR on two explicit pairs of datasets (a lower bound on the worst case)"
     reference = (
         "Exact computation on explicit neighbouring datasets (this library); cf. S. Biswas, "
         "K. Jung, C. Palamidessi. Tight differential privacy guarantees for the shuffle model "
@@ -208,8 +215,8 @@ class ExactKRR(AmplificationBound):
 
         Examples
         --------
-        >>> from shufflelib.bounds.exact import ExactKRR
-        >>> ExactKRR(mechanism="krr", k=2).validity(100, 150.0) is not None
+        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
+        >>> TwoPairKRRLowerBound(mechanism="krr", k=2).validity(100, 150.0) is not None
         True
         """
         return _eps0_reason(eps0)
@@ -220,8 +227,8 @@ class ExactKRR(AmplificationBound):
         Examples
         --------
         >>> import numpy as np
-        >>> from shufflelib.bounds.exact import ExactKRR
-        >>> d = ExactKRR(mechanism="krr", k=3).delta_profile(1_000, 1.0, np.array([0.0, 0.5, 1.0]))
+        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
+        >>> d = TwoPairKRRLowerBound(mechanism="krr", k=3).delta_profile(1_000, 1.0, np.array([0.0, 0.5, 1.0]))
         >>> bool(d[0] > d[1] > d[2] == 0.0)
         True
         """
@@ -271,8 +278,8 @@ class ExactKRR(AmplificationBound):
 
         Examples
         --------
-        >>> from shufflelib.bounds.exact import ExactKRR
-        >>> c = ExactKRR(mechanism="krr", k=2).curve(1_000, 1.0)
+        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
+        >>> c = TwoPairKRRLowerBound(mechanism="krr", k=2).curve(1_000, 1.0)
         >>> 0.0 < c.delta(0.1) < 1.0
         True
         """
@@ -280,3 +287,174 @@ class ExactKRR(AmplificationBound):
         self._require(n, eps0)
         grid = np.linspace(0.0, eps0, 401) if eps_grid is None else eps_grid
         return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
+
+
+@lru_cache(maxsize=32)
+def _worst_epsilon(n: int, k: int, eps0: float, delta: float, limit: float) -> tuple[float, tuple[int, ...]]:
+    """Cached :func:`worst_case_epsilon` (the calculator asks for the value, then for its dataset)."""
+    return worst_case_epsilon(n, k, eps0, delta, limit)
+
+
+@lru_cache(maxsize=32)
+def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> tuple[float, tuple[int, ...]]:
+    """Cached :func:`worst_case_delta` at one ε: (δ, a worst dataset)."""
+    found = worst_case_delta(n, k, eps0, [eps], limit)
+    return float(found.delta[0]), found.others
+
+
+class ExactKRR(AmplificationBound):
+    """The exact worst case of shuffled k-RR over **all** pairs of neighbouring datasets.
+
+    Where the complete search of :mod:`shufflelib.bounds.krr_worst_case` fits in its work
+    budget (:func:`~shufflelib.bounds.krr_worst_case.worst_case_work` at most
+    ``work_limit``), ``delta`` is the exact worst-case δ (the upper end of a numerical bracket
+    narrower than 1e-6 relative), ``epsilon`` the exact ε rounded up and ``max_eps0`` the
+    exact largest ``eps0`` rounded down. Beyond it the answers are **not exact**: they are
+    the stronger-clones upper bound (valid for k-RR), and :meth:`details` reports the
+    certified bracket, whose lower end is :class:`TwoPairKRRLowerBound` (two explicit pairs).
+
+    Parameters
+    ----------
+    mechanism
+        Only ``"krr"``.
+    k
+        Domain size (an integer >= 2).
+    work_limit
+        Budget of one answer, in estimated seconds of complete searches (default
+        :data:`~shufflelib.bounds.krr_worst_case.WORK_LIMIT`).
+
+    Notes
+    -----
+    Reach of the exact search within the default budget: see ``benchmarks/bench_bounds.py``
+    (``n`` in the thousands for ``k = 2``, tens for ``k = 3`` and ``k = 4``).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds.exact import ExactKRR, TwoPairKRRLowerBound
+    >>> exact = ExactKRR(mechanism="krr", k=2)
+    >>> round(exact.delta(20, 3.0, 0.0), 4), round(TwoPairKRRLowerBound("krr", k=2).delta(20, 3.0, 0.0), 4)
+    (0.4434, 0.3596)
+    >>> exact.details("delta", 20, 3.0, 0.0)["worst_others"]
+    [9, 10]
+    """
+
+    name = "exact-krr"
+    title = "Exact shuffled k-RR: worst case over all neighbouring datasets (certified bracket beyond the search)"
+    reference = (
+        "Complete search over the histograms of the other users (this library); cf. S. Biswas, "
+        "K. Jung, C. Palamidessi. Tight differential privacy guarantees for the shuffle model "
+        "with k-randomized response. FPS 2023, arXiv:2205.08858."
+    )
+    mechanisms = ("krr",)
+
+    def __init__(self, mechanism: str = "generic", k: int | None = None, work_limit: float = WORK_LIMIT) -> None:
+        super().__init__(mechanism, k)
+        if not work_limit > 0:
+            raise ValueError(f"work_limit must be > 0, got {work_limit!r}")
+        self.work_limit = float(work_limit)
+
+    validity = TwoPairKRRLowerBound.validity  # the same range of the numerical evaluation
+
+    #: Complete searches one answer needs, roughly: one per δ, a few per ε (one per dataset
+    #: that takes the lead), a root finding over ``eps0`` of those for ``max_eps0``.
+    SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
+
+    def is_exact(self, n: int, command: str = "delta") -> bool:
+        """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
+
+        ``command`` is ``"delta"``, ``"epsilon"`` or ``"eps0"``: the searches one answer
+        needs (:attr:`SEARCHES`) times their estimated time must fit in ``work_limit``.
+
+        Examples
+        --------
+        >>> ExactKRR(mechanism="krr", k=3).is_exact(30), ExactKRR(mechanism="krr", k=3).is_exact(10**6)
+        (True, False)
+        """
+        if command not in self.SEARCHES:
+            raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
+        return worst_case_work(n, self.k) * self.SEARCHES[command] <= self.work_limit
+
+    def _upper(self) -> StrongerClones:
+        return StrongerClones(mechanism="krr", k=self.k)
+
+    def _lower(self) -> TwoPairKRRLowerBound:
+        return TwoPairKRRLowerBound(mechanism="krr", k=self.k)
+
+    def _delta(self, n: int, eps0: float, eps: float) -> float:
+        if eps >= eps0:
+            return 0.0  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
+        if self.is_exact(n, "delta"):
+            return _worst_delta(n, self.k, eps0, eps, self.work_limit)[0]
+        return self._upper().delta(n, eps0, eps)
+
+    def _epsilon(self, n: int, eps0: float, delta: float) -> float:
+        if self.is_exact(n, "epsilon"):
+            return _worst_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
+        return self._upper().epsilon(n, eps0, delta)
+
+    def max_eps0(self, n: int, eps: float, delta: float) -> float:
+        """Largest ``eps0`` whose worst case is ``(eps, delta)``-DP (exact within the budget, rounded down).
+
+        Beyond the budget: the stronger-clones answer (a valid, smaller ``eps0``); see :meth:`details`.
+
+        Examples
+        --------
+        >>> e0 = ExactKRR(mechanism="krr", k=2).max_eps0(50, 1.0, 1e-3)
+        >>> ExactKRR(mechanism="krr", k=2).epsilon(50, e0, 1e-3) <= 1.0
+        True
+        """
+        if self.is_exact(n, "eps0"):
+            return super().max_eps0(n, eps, delta)
+        return self._upper().max_eps0(n, eps, delta)
+
+    def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
+        """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
+
+        ``command`` is ``"epsilon"`` (``first, second = eps0, delta``), ``"delta"``
+        (``eps0, eps``) or ``"eps0"`` (``eps, delta``).
+
+        Examples
+        --------
+        >>> d = ExactKRR(mechanism="krr", k=2).details("epsilon", 10**6, 1.0, 1e-6)
+        >>> d["exact"], d["lower"] < d["upper"]
+        (False, True)
+        """
+        if self.is_exact(n, command):
+            out: dict[str, object] = {"exact": True}
+            if command == "delta" and second < first:
+                out["worst_others"] = list(_worst_delta(n, self.k, first, second, self.work_limit)[1])
+            elif command == "epsilon":
+                out["worst_others"] = list(_worst_epsilon(n, self.k, first, second, self.work_limit)[1])
+            return out
+        low, up = self._lower(), self._upper()
+        ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
+        lower, upper = getattr(low, ask)(n, first, second), getattr(up, ask)(n, first, second)
+        if command == "eps0":
+            lower, upper = upper, lower  # a larger eps0 is the less safe answer
+        return {
+            "exact": False,
+            "lower": lower,
+            "upper": upper,
+            "warning": (
+                f"not exact: n = {n} is beyond the complete search for k = {self.k}; the value is a valid "
+                f"bound (stronger clones) and the exact worst case lies in [{lower:.6g}, {upper:.6g}]"
+            ),
+        }
+
+    def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
+        """The worst-case profile for fixed ``(n, eps0)`` (exact within the search budget).
+
+        Examples
+        --------
+        >>> c = ExactKRR(mechanism="krr", k=2).curve(50, 1.0, np.linspace(0.0, 1.0, 11))
+        >>> 0.0 < c.delta(0.1) < 1.0
+        True
+        """
+        n, eps0 = _check_n_eps0(n, eps0)
+        self._require(n, eps0)
+        grid = np.linspace(0.0, eps0, 101) if eps_grid is None else eps_grid
+
+        def profile(e: np.ndarray) -> np.ndarray:
+            return np.array([self._delta(n, eps0, float(x)) for x in np.atleast_1d(e)])
+
+        return ProfileCurve(profile, eps_grid=grid)

@@ -63,6 +63,8 @@ class UniformFamily(Family):
         first, second = (arg.dest for arg in question_inputs(question))
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
         result = float(ask(values["n"], values[first], values[second]))
+        details = getattr(model, "details", None)  # e.g. exact-krr: exact or a certified bracket
+        extra = details(question.command, values["n"], values[first], values[second]) if details else {}
         return {
             "bound": bound,
             "mechanism": mechanism,
@@ -72,6 +74,7 @@ class UniformFamily(Family):
             second: values[second],
             question.answer: result,
             **soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]})),
+            **extra,
         }
 
     def describe(self, bound: str) -> list[str]:

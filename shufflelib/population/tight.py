@@ -267,9 +267,9 @@ class ExactShuffledRR(_PopulationCurve):
     Examples
     --------
     >>> from shufflelib.population.laws import FixedPopulation
-    >>> from shufflelib.bounds.exact import ExactKRR
+    >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
     >>> a = ExactShuffledRR(FixedPopulation(999)).epsilon(1.0, 1e-6)
-    >>> b = ExactKRR(mechanism="krr", k=2).epsilon(1_000, 1.0, 1e-6)
+    >>> b = TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(1_000, 1.0, 1e-6)
     >>> abs(a - b) < 1e-6
     True
     """
