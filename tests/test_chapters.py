@@ -1,21 +1,30 @@
-"""Execute every chapter listed in ``_toc.yml``, as a reader running it top to bottom would.
+"""Every chapter listed in ``_toc.yml`` executes without error, as a reader running it top to bottom would.
 
-Each chapter is a MyST Markdown notebook: jupytext reads it, nbclient runs it in a
-fresh kernel with the chapter's folder as working directory. A failure names the
-chapter, the cell number and the start of the cell's source.
+Each chapter is a MyST Markdown notebook. The book build (``jupyter-book build . -W -n``)
+executes every chapter and keeps the result in its execution cache
+(``_build/.jupyter_cache``) and in ``_build/jupyter_execute/``. When that result is
+current — its code cells are the chapter's, and it was executed after the last change to
+the chapter and to ``shufflelib/`` — the test checks it instead of executing the chapter
+a second time (this halves the time of CI, which builds first). Otherwise jupytext reads
+the chapter and nbclient runs it in a fresh kernel with the chapter's folder as working
+directory. Either way, a failure names the chapter, the cell number and the start of the
+cell's source, and a chapter that writes to stderr fails (as it fails the strict build).
 """
 
 from __future__ import annotations
 
+import datetime
 from pathlib import Path
 
 import jupytext
+import nbformat
 import pytest
 import yaml
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
 ROOT = Path(__file__).resolve().parents[1]
+BUILD = ROOT / "_build"
 
 
 def toc_files() -> list[str]:
@@ -44,34 +53,75 @@ def test_toc_lists_existing_chapters() -> None:
     assert not missing, f"_toc.yml names files that do not exist: {missing}"
 
 
+def code_sources(notebook) -> list[str]:
+    return [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+
+
+def executed_by_build(entry: str, path: Path):
+    """The build's executed notebook of ``entry`` if it is current, else ``None``."""
+    executed = BUILD / "jupyter_execute" / Path(entry).with_suffix(".ipynb")
+    if not (executed.exists() and (BUILD / ".jupyter_cache").exists()):
+        return None
+    from jupyter_cache import get_cache
+
+    notebook = nbformat.read(executed, as_version=4)
+    if code_sources(notebook) != code_sources(jupytext.read(path)):
+        return None  # the chapter's code changed since the build
+    try:
+        record = get_cache(BUILD / ".jupyter_cache").match_cache_notebook(notebook)
+    except KeyError:
+        return None
+    created = record.created
+    if created.tzinfo is None:  # jupyter-cache stores UTC
+        created = created.replace(tzinfo=datetime.timezone.utc)
+    sources = [path, *(p for p in (ROOT / "shufflelib").rglob("*") if p.is_file())]
+    if max(p.stat().st_mtime for p in sources) >= created.timestamp():
+        return None  # executed before the last change to the chapter or to the library
+    return notebook
+
+
+def first_error(notebook):
+    """``(index, cell)`` of the first code cell with an error output, or ``None``."""
+    return next(
+        (
+            (index, cell)
+            for index, cell in enumerate(notebook.cells)
+            if cell.cell_type == "code" and any(out.get("output_type") == "error" for out in cell.get("outputs", []))
+        ),
+        None,
+    )
+
+
+def where(failing) -> str:
+    if failing is None:
+        return "unknown cell"
+    index, cell = failing
+    first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
+    return f"cell {index} (starting {first_line!r})"
+
+
 @pytest.mark.parametrize("entry", toc_files())
 def test_chapter_executes(entry: str) -> None:
     path = chapter_path(entry)
-    notebook = jupytext.read(path)
-    client = NotebookClient(
-        notebook,
-        timeout=600,
-        kernel_name="python3",
-        resources={"metadata": {"path": str(path.parent)}},
-    )
-    try:
-        client.execute()
-    except CellExecutionError as error:
-        failing = next(
-            (
-                (index, cell)
-                for index, cell in enumerate(notebook.cells)
-                if cell.cell_type == "code"
-                and any(out.get("output_type") == "error" for out in cell.get("outputs", []))
-            ),
-            None,
-        )
-        where = "unknown cell"
+    notebook = executed_by_build(entry, path)
+    if notebook is not None:
+        failing = first_error(notebook)
         if failing is not None:
-            index, cell = failing
-            first_line = cell.source.strip().splitlines()[0] if cell.source.strip() else ""
-            where = f"cell {index} (starting {first_line!r})"
-        pytest.fail(f"chapter {entry} failed in {where}:\n{error}", pytrace=False)
+            error = next(out for out in failing[1].outputs if out.get("output_type") == "error")
+            pytest.fail(f"chapter {entry} failed in the build in {where(failing)}:\n{error.get('ename')}: "
+                        f"{error.get('evalue')}", pytrace=False)
+    else:
+        notebook = jupytext.read(path)
+        client = NotebookClient(
+            notebook,
+            timeout=600,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(path.parent)}},
+        )
+        try:
+            client.execute()
+        except CellExecutionError as error:
+            pytest.fail(f"chapter {entry} failed in {where(first_error(notebook))}:\n{error}", pytrace=False)
     # A chapter that warns (stderr output) would fail the strict book build too.
     for index, cell in enumerate(notebook.cells):
         for output in cell.get("outputs", []):
