@@ -29,7 +29,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from test_site import CHROMIUM_FLAGS, find_chromium
+from test_site import CHROMIUM_FLAGS, find_chromium, visible_images, wait_for_new_picture, wait_for_widget_picture
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ROOT / "_build" / "screenshots"
@@ -128,15 +128,6 @@ def page(lab):
         browser.close()
 
 
-def shown_image(panel) -> str | None:
-    """The source of the widget picture on display in the notebook (``None`` if none)."""
-    return panel.evaluate(
-        """(panel) => { const img = Array.from(panel.querySelectorAll('.jupyter-widgets img'))
-                 .find(img => img.offsetParent !== null && img.naturalWidth > 0);
-                 return img ? img.src : null; }"""
-    )
-
-
 def test_launch_url_opens_a_live_notebook(page, lab) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
@@ -182,24 +173,12 @@ def test_launch_url_opens_a_live_notebook(page, lab) -> None:
 
     # A slider changes the picture (the widget lives in the kernel).
     slider = page.locator(".jp-NotebookPanel .widget-slider").first
-    slider.wait_for(timeout=60_000)
-    slider.scroll_into_view_if_needed()
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.jupyter-widgets img'))"
-        ".some(img => img.offsetParent !== null && img.naturalWidth > 0)",
-        timeout=30_000,
-    )
-    before = shown_image(page.locator("body"))
+    wait_for_widget_picture(page, slider)
+    before = visible_images(page)
     page.screenshot(path=str(SHOTS / "lab-widget-before.png"))
     slider.locator(".noUi-handle, .slider-handle, [role='slider']").first.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        """(before) => { const img = Array.from(document.querySelectorAll('.jupyter-widgets img'))
-               .find(img => img.offsetParent !== null && img.naturalWidth > 0);
-               return img && img.src !== before; }""",
-        arg=before,
-        timeout=20_000,
-    )
+    wait_for_new_picture(page, before)
     page.screenshot(path=str(SHOTS / "lab-widget-after.png"))
     assert not page.blocked, f"JupyterLab tried to reach other hosts: {page.blocked}"
     print(f"launch, render, Run All and slider: {time.monotonic() - start:.0f} s")

@@ -112,11 +112,11 @@ class TableSpec:
 
 #: The bounds of the website's calculator, tightest first for each mechanism family.
 WEB_BOUNDS: tuple[TableSpec, ...] = (
-    TableSpec("stronger-clones", "krr", 2, "stronger clones (k-ary randomized response, any k)"),
-    TableSpec("clones", "generic", None, "hiding among the clones (any ε₀-LDP randomizer)"),
-    TableSpec("blanket-bennett", "generic", None, "privacy blanket, Bennett (any ε₀-LDP randomizer)"),
-    TableSpec("blanket-hoeffding", "generic", None, "privacy blanket, Hoeffding (any ε₀-LDP randomizer)"),
-    TableSpec("exact-krr", "krr", 2, "exact shuffled binary randomized response"),
+    TableSpec("stronger-clones", "krr", 2, "k-ary randomized response, any k"),
+    TableSpec("clones", "generic", None, "any ε₀-LDP randomizer"),
+    TableSpec("blanket-bennett", "generic", None, "any ε₀-LDP randomizer"),
+    TableSpec("blanket-hoeffding", "generic", None, "any ε₀-LDP randomizer"),
+    TableSpec("exact-krr", "krr", 2, "binary randomized response"),
 )
 
 
@@ -296,33 +296,25 @@ def build_tables(
         "eps0": [float(x) for x in eps0_grid],
         "delta": [float(x) for x in delta_grid],
     }
-    key = json.dumps([grids, [(s.name, s.mechanism, s.k, s.label) for s in specs], [EPS_MIN, STEP, CODE_NA]])
-    path = None
-    if cache is not None:
-        path = Path(cache) / f"calculator-{_source_hash(key)}.json"
-        if path.exists():
-            return json.loads(path.read_text())
+    key = json.dumps([grids, [(s.name, s.mechanism, s.k) for s in specs], [EPS_MIN, STEP, CODE_NA]])
+    path = None if cache is None else Path(cache) / f"calculator-{_source_hash(key)}.json"
+    if path is not None and path.exists():
+        tables = json.loads(path.read_text())
+    else:
+        tables = {}
+        for spec in specs:
+            raw = epsilon_table(spec, grids["n"], grids["eps0"], grids["delta"], workers=workers)
+            tables[spec.name] = {"violations": check_monotone(raw), "codes": encode(safe_envelope(raw))}
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(tables))
     bounds = []
     for spec in specs:
-        raw = epsilon_table(spec, grids["n"], grids["eps0"], grids["delta"], workers=workers)
         cls = type(spec.bound())
-        bounds.append(
-            {
-                "name": spec.name,
-                "mechanism": spec.mechanism,
-                "k": spec.k,
-                "label": spec.label,
-                "title": cls.title,
-                "reference": cls.reference,
-                "violations": check_monotone(raw),
-                "codes": encode(safe_envelope(raw)),
-            }
-        )
-    record = {"grid": grids, "eps_min": EPS_MIN, "step": STEP, "code_na": CODE_NA, "bounds": bounds}
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(record))
-    return record
+        description = {"title": cls.title, "reference": cls.reference}
+        bounds.append({"name": spec.name, "mechanism": spec.mechanism, "k": spec.k, "label": spec.label,
+                       **description, **tables[spec.name]})  # fmt: skip
+    return {"grid": grids, "eps_min": EPS_MIN, "step": STEP, "code_na": CODE_NA, "bounds": bounds}
 
 
 def read_epsilon(record: dict, name: str, n: int, eps0: float, delta: float) -> tuple[float, float]:

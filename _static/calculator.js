@@ -1,12 +1,15 @@
-// The privacy calculator of the website: answers the three questions from the table of
-// shufflelib.bounds.table (window.SHUFFLE_CALCULATOR_TABLE), in the browser, with no kernel and
-// no network. Every input is rounded to its grid neighbour on the safe side (n down, eps0 up,
-// delta down), so each answer is a valid upper bound on the library's (ε, δ) or a valid lower
-// bound on its largest ε₀; the opposite neighbours give the other end of the interval.
-(function () {
+// The privacy calculator of the website (book/calculator.md): answers the three questions from
+// the table of shufflelib.bounds.table (window.SHUFFLE_CALCULATOR_TABLE, written into the page by
+// the chapter when the book is built), in the browser, with no kernel and no network. Jupyter Book
+// loads every script of _static/ on every page; this one acts only where that table is.
+// Every input is rounded to its grid neighbour on the safe side (n down, eps0 up, delta down), so
+// each answer is an upper bound on the library's ε and δ, or a lower bound on its largest ε₀;
+// the opposite neighbours give the other end of the interval.
+document.addEventListener("DOMContentLoaded", function () {
   "use strict";
   const T = window.SHUFFLE_CALCULATOR_TABLE;
   const root = document.getElementById("shuffle-calculator");
+  if (!T || !root) return;
   const G = T.grid;
   const shape = [G.n.length, G.eps0.length, G.delta.length];
   const RANGES = {
@@ -49,13 +52,15 @@
     if (x === 0 || !Number.isFinite(x)) return String(x);
     const e = Math.floor(Math.log10(x));
     const scale = Math.pow(10, 3 - e);
-    const m = dir > 0 ? Math.ceil(x * scale * (1 + 1e-15)) : Math.floor(x * scale * (1 - 1e-15));
+    let m = Math.round(x * scale);
+    if (dir > 0 && m / scale < x) m += 1;
+    if (dir < 0 && m / scale > x) m -= 1;
     const y = m / scale;
     return y >= 1e-3 && y < 1e4 ? y.toPrecision(4) : y.toExponential(3);
   }
 
   function html() {
-    const options = T.bounds.map((b) => `<option value="${b.name}">${b.name}: ${b.label}</option>`).join("");
+    const options = T.bounds.map((b) => `<option value="${b.name}">${b.name} — ${b.label}</option>`).join("");
     const field = (id, label, value) =>
       `<label style="display:inline-block;margin:0 1em 0.4em 0">${label}<br>` +
       `<input id="${id}" value="${value}" size="12" style="font-family:monospace"></label>`;
@@ -77,7 +82,7 @@
     const $ = (id) => document.getElementById(id);
     const name = $("calc-bound").value;
     const bound = T.bounds.find((b) => b.name === name);
-    $("calc-source").textContent = `${bound.title}. ${bound.reference}` +
+    $("calc-source").textContent = `The numbers come from: ${bound.title}. ${bound.reference}` +
       (bound.k ? ` Applied to k-ary randomized response (k = ${bound.k}).` : "");
     let n, eps0, delta, target;
     try {
@@ -99,21 +104,21 @@
     const upper = at(name, iLo, jHi, lLo), lower = at(name, iHi, jLo, lHi);
     $("calc-eps").textContent = !Number.isFinite(upper)
       ? "not applicable: the theorem does not cover these parameters (near them)"
-      : `${fmt(upper)} (valid upper bound; the library's ε is between ${fmt(Math.min(lower, upper), -1)} and this)`;
+      : `${fmt(upper)} (≥ the library's ε, which is between ${fmt(Math.min(lower, upper), -1)} and this)`;
 
     // δ: the smallest grid δ whose ε at (n↓, ε₀↑) is at most the target.
     let l = 0;
     while (l < G.delta.length && !(at(name, iLo, jHi, l) <= target)) l++;
     $("calc-delta-out").textContent = l === G.delta.length
       ? `more than ${fmt(G.delta[G.delta.length - 1])}: no δ in the table reaches ε = ${fmt(target)}`
-      : `${fmt(G.delta[l])} (valid upper bound${l === 0 ? "; the smallest δ in the table" : ""})`;
+      : `${fmt(G.delta[l])} (≥ the library's δ${l === 0 ? "; the smallest δ in the table" : ""})`;
 
     // Largest ε₀: the largest grid ε₀ whose ε at (n↓, δ↓) is at most the target.
     let j = G.eps0.length - 1;
     while (j >= 0 && !(at(name, iLo, j, lLo) <= target)) j--;
     $("calc-eps0-out").textContent = j < 0
       ? `below ${fmt(G.eps0[0], 1)}: no ε₀ in the table reaches (${fmt(target)}, ${fmt(delta)})`
-      : `${fmt(G.eps0[j], -1)} (valid: every ε₀ up to this gives (ε, δ)-DP${j === G.eps0.length - 1 ? "; the largest ε₀ in the table" : ""})`;
+      : `${fmt(G.eps0[j], -1)} (≤ the library's largest ε₀: every ε₀ up to this meets (ε, δ)${j === G.eps0.length - 1 ? "; the largest ε₀ in the table" : ""})`;
   }
 
   root.innerHTML = html();
@@ -121,4 +126,4 @@
     document.getElementById(id).addEventListener("input", update);
   }
   update();
-})();
+});
