@@ -287,6 +287,8 @@ def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
                 assert bound.epsilon(n, first_number(eps0_shown), delta) <= target, f"{where}; ε₀: {eps0_shown}"
             checked += 1
     assert checked >= 30
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator.png"))
 
     # Bad input: a clear message, never NaN.
     for field, value, message in [("#calc-n", "1", "n must be"), ("#calc-delta", "2", "δ must be"),
@@ -297,7 +299,6 @@ def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
         page.fill(field, value)
         assert message in page.inner_text("#calc-message")
         assert "NaN" not in page.inner_text("#shuffle-calculator")
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator.png"))
+    page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator-bad-input.png"))
     assert not page.blocked, f"the calculator tried to reach other hosts: {page.blocked}"
     assert not page.errors, f"JavaScript errors on the calculator page: {page.errors}"
