@@ -74,7 +74,8 @@ def executed_by_build(entry: str, path: Path):
     created = record.created
     if created.tzinfo is None:  # jupyter-cache stores UTC
         created = created.replace(tzinfo=datetime.timezone.utc)
-    sources = [path, *(p for p in (ROOT / "shufflelib").rglob("*") if p.is_file())]
+    library = (p for p in (ROOT / "shufflelib").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    sources = [path, *library]  # not the bytecode, which importing the library may write after the build
     if max(p.stat().st_mtime for p in sources) >= created.timestamp():
         return None  # executed before the last change to the chapter or to the library
     return notebook
