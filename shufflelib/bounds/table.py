@@ -42,6 +42,7 @@ from .base import NotApplicableError
 __all__ = [
     "TableSpec",
     "WEB_BOUNDS",
+    "COMMON_DELTAS",
     "web_grid",
     "log_grid",
     "epsilon_table",
