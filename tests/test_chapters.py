@@ -58,7 +58,11 @@ def code_sources(notebook) -> list[str]:
 
 
 def executed_by_build(entry: str, path: Path):
-    """The build's executed notebook of ``entry`` if it is current, else ``None``."""
+    """The build's execution of ``entry`` (from its cache, with the outputs) if current, else ``None``.
+
+    ``_build/jupyter_execute/`` holds the build's copy of the chapter, which names its
+    entry in the execution cache; the outputs are in that entry.
+    """
     executed = BUILD / "jupyter_execute" / Path(entry).with_suffix(".ipynb")
     if not (executed.exists() and (BUILD / ".jupyter_cache").exists()):
         return None
@@ -67,8 +71,9 @@ def executed_by_build(entry: str, path: Path):
     notebook = nbformat.read(executed, as_version=4)
     if code_sources(notebook) != code_sources(jupytext.read(path)):
         return None  # the chapter's code changed since the build
+    cache = get_cache(BUILD / ".jupyter_cache")
     try:
-        record = get_cache(BUILD / ".jupyter_cache").match_cache_notebook(notebook)
+        record = cache.match_cache_notebook(notebook)
     except KeyError:
         return None
     created = record.created
@@ -78,7 +83,10 @@ def executed_by_build(entry: str, path: Path):
     sources = [path, *library]  # not the bytecode, which importing the library may write after the build
     if max(p.stat().st_mtime for p in sources) >= created.timestamp():
         return None  # executed before the last change to the chapter or to the library
-    return notebook
+    executed_notebook = cache.get_cache_bundle(record.pk).nb
+    if code_sources(executed_notebook) != code_sources(notebook):
+        return None
+    return executed_notebook
 
 
 def first_error(notebook):
@@ -130,3 +138,17 @@ def test_chapter_executes(entry: str) -> None:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "stream" and output.get("name") == "stderr":
                 pytest.fail(f"chapter {entry}, cell {index} wrote to stderr:\n{output['text']}", pytrace=False)
+
+
+def test_an_error_in_the_build_execution_is_found() -> None:
+    """The check applied to the build's executions finds an error output."""
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("1 + 1"),
+            nbformat.v4.new_code_cell(
+                "1 / 0", outputs=[nbformat.v4.new_output("error", ename="ZeroDivisionError", evalue="", traceback=[])]
+            ),
+        ]
+    )
+    index, cell = first_error(notebook)
+    assert index == 1 and where((index, cell)) == "cell 1 (starting '1 / 0')"
