@@ -66,7 +66,9 @@ def test_binary_splits_against_direct_convolution(n, eps0, eps) -> None:
         assert up[ha] - lo[ha] <= 1e-7 * want
 
 
-@pytest.mark.parametrize(("k", "n", "eps0", "delta"), [(2, 50, 1.0, 1e-4), (2, 400, 2.0, 1e-6), (3, 12, 2.0, 1e-3), (4, 7, 3.0, 1e-2)])
+@pytest.mark.parametrize(
+    ("k", "n", "eps0", "delta"), [(2, 50, 1.0, 1e-4), (2, 400, 2.0, 1e-6), (3, 12, 2.0, 1e-3), (4, 7, 3.0, 1e-2)]
+)
 def test_ordering_audit_two_pairs_exact_upper_bounds(k, n, eps0, delta) -> None:
     """two-pair lower bound <= exact worst case <= every upper bound valid for k-RR."""
     eps, others = worst_case_epsilon(n, k, eps0, delta)

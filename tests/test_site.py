@@ -137,13 +137,32 @@ def wait_for_math(page) -> None:
     page.evaluate("() => window.MathJax && window.MathJax.startup ? window.MathJax.startup.promise : null")
 
 
+SHOWN_PICTURES = (
+    "Array.from(document.querySelectorAll('.jupyter-widgets img'))"
+    ".filter(img => img.offsetParent !== null && img.naturalWidth > 0)"
+)
+
+
 def visible_images(page) -> list[str]:
     """The sources of the widget pictures that are currently displayed."""
-    return page.evaluate(
-        """() => Array.from(document.querySelectorAll('.jupyter-widgets img'))
-                 .filter(img => img.offsetParent !== null && img.naturalWidth > 0)
-                 .map(img => img.src)"""
+    return page.evaluate(f"() => {SHOWN_PICTURES}.map(img => img.src)")
+
+
+def wait_for_new_picture(page, before: list[str]) -> None:
+    """Wait until the displayed widget pictures differ from ``before``."""
+    page.wait_for_function(
+        f"(before) => {{ const now = {SHOWN_PICTURES}.map(img => img.src);"
+        " return now.length > 0 && JSON.stringify(now) !== JSON.stringify(before); }",
+        arg=before,
+        timeout=20_000,
     )
+
+
+def wait_for_widget_picture(page, slider) -> None:
+    """Scroll ``slider`` into view and wait until a widget picture is displayed."""
+    slider.wait_for(timeout=60_000)
+    slider.scroll_into_view_if_needed()
+    page.wait_for_function(f"() => {SHOWN_PICTURES}.length > 0", timeout=30_000)
 
 
 def test_chapter_1_renders_math_figures_and_live_widgets(page, server) -> None:
@@ -165,13 +184,7 @@ def test_chapter_1_renders_math_figures_and_live_widgets(page, server) -> None:
 
     # Widgets: the controls were rendered by the vendored html-manager.
     slider = page.locator(".widget-slider").first
-    slider.wait_for(timeout=30_000)
-    slider.scroll_into_view_if_needed()
-    page.wait_for_function(
-        "() => Array.from(document.querySelectorAll('.jupyter-widgets img'))"
-        ".some(img => img.offsetParent !== null && img.naturalWidth > 0)",
-        timeout=30_000,
-    )
+    wait_for_widget_picture(page, slider)
     before = visible_images(page)
     assert len(before) == 1, before
     widget_area = slider.locator("xpath=ancestor::div[contains(@class,'jupyter-widgets')][last()]")
@@ -180,14 +193,9 @@ def test_chapter_1_renders_math_figures_and_live_widgets(page, server) -> None:
     handle = page.locator(".widget-slider .noUi-handle").first
     handle.focus()
     page.keyboard.press("ArrowRight")
-    page.wait_for_function(
-        "(before) => { const now = Array.from(document.querySelectorAll('.jupyter-widgets img'))"
-        ".filter(img => img.offsetParent !== null && img.naturalWidth > 0).map(img => img.src);"
-        " return now.length === 1 && now[0] !== before; }",
-        arg=before[0],
-        timeout=10_000,
-    )
+    wait_for_new_picture(page, before)
     after = visible_images(page)
+    assert len(after) == 1, after
     assert after != before
     widget_area.screenshot(path=str(SHOTS / "chapter1-widget-after.png"))
     page.screenshot(path=str(SHOTS / "chapter1-page.png"), full_page=False)
@@ -397,3 +405,86 @@ def test_course_kit_archives_are_on_the_site(laptop, server) -> None:
         text = archive.read("amplification.ipynb").decode()
         assert "check_answer(" in text
         assert ("solution-start" in text) is ("answer-key" in link)
+
+
+CALCULATOR = "book/calculator.html"
+
+
+def first_number(text: str) -> float:
+    return float(text.split()[0])
+
+
+def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
+    """The calculator (no kernel, no network) at random inputs off the grid, against the library.
+
+    Its ε is never below the library's and the library's lies in the interval it states;
+    its δ and largest ε₀ are certified by the library (``(ε, δ)``-DP holds there).
+    """
+    import math
+    import random
+
+    from shufflelib.bounds.base import NotApplicableError
+    from shufflelib.bounds.table import WEB_BOUNDS, build_tables, read_epsilon, web_grid
+
+    record = build_tables(**web_grid(), cache=ROOT / ".cache" / "calculator")  # the build's table
+    page.goto(f"{server}/{CALCULATOR}", wait_until="load")
+    page.wait_for_selector("#calc-eps", timeout=30_000)
+    options = page.eval_on_selector_all("#calc-bound option", "els => els.map(e => e.value)")
+    assert options == [spec.name for spec in WEB_BOUNDS]
+    # The calculator comes before the --help output, which is collapsed.
+    assert page.evaluate(
+        "() => document.querySelector('#calc-eps').getBoundingClientRect().top"
+        " < document.querySelector('.tag_hide-output').getBoundingClientRect().top"
+    )
+
+    rng = random.Random(11)
+    checked = 0
+    for spec in WEB_BOUNDS:
+        bound = spec.bound()
+        for _ in range(8):
+            n = int(math.exp(rng.uniform(math.log(2), math.log(1e9))))
+            eps0 = round(math.exp(rng.uniform(math.log(0.01), math.log(10))), 4)
+            delta = float(f"{math.exp(rng.uniform(math.log(1e-15), math.log(0.5))):.3g}")
+            target = float(f"{eps0 * rng.uniform(0.02, 0.9):.3g}")
+            page.select_option("#calc-bound", spec.name)
+            page.fill("#calc-n", str(n))
+            page.fill("#calc-eps0", str(eps0))
+            page.fill("#calc-delta", str(delta))
+            page.fill("#calc-target", str(target))
+            shown = page.inner_text("#calc-eps")
+            where = f"{spec.name} at n={n}, eps0={eps0}, delta={delta}: {shown!r}"
+            try:
+                exact = bound.epsilon(n, eps0, delta)
+            except NotApplicableError:
+                assert shown.startswith("not applicable"), where
+                continue
+            assert not shown.startswith("not applicable"), where
+            upper, lower = first_number(shown), float(shown.split("between ")[1].split()[0])
+            assert lower <= exact <= upper, f"{where}; library: {exact}"
+            # The page reads the table as shufflelib.bounds.table.read_epsilon does (4 digits, rounded up).
+            table_upper, _ = read_epsilon(record, spec.name, n, eps0, delta)
+            assert table_upper <= upper <= table_upper * (1 + 1e-3), f"{where}; table: {table_upper}"
+
+            delta_shown = page.inner_text("#calc-delta-out")
+            if not delta_shown.startswith("more than"):
+                assert bound.delta(n, eps0, target) <= first_number(delta_shown), f"{where}; δ: {delta_shown}"
+            eps0_shown = page.inner_text("#calc-eps0-out")
+            if not eps0_shown.startswith("below"):
+                assert bound.epsilon(n, first_number(eps0_shown), delta) <= target, f"{where}; ε₀: {eps0_shown}"
+            checked += 1
+    assert checked >= 30
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator.png"))
+
+    # Bad input: a clear message, never NaN.
+    for field, value, message in [("#calc-n", "1", "n must be"), ("#calc-delta", "2", "δ must be"),
+                                  ("#calc-eps0", "abc", "ε₀ must be")]:  # fmt: skip
+        page.fill("#calc-n", "1000")
+        page.fill("#calc-eps0", "1")
+        page.fill("#calc-delta", "1e-6")
+        page.fill(field, value)
+        assert message in page.inner_text("#calc-message")
+        assert "NaN" not in page.inner_text("#shuffle-calculator")
+    page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator-bad-input.png"))
+    assert not page.blocked, f"the calculator tried to reach other hosts: {page.blocked}"
+    assert not page.errors, f"JavaScript errors on the calculator page: {page.errors}"

@@ -77,8 +77,22 @@ def test_soundness_flags_and_calculator_warning(capsys) -> None:
     assert VariationRatioBound(mechanism="krr", k=2).sound
     for mechanism, k in (("krr", 3), ("generic", None), ("laplace", None)):
         assert not VariationRatioBound(mechanism=mechanism, k=k).sound
-    argv = ["epsilon", "--bound", "variation-ratio", "--mechanism", "krr", "--k", "3", "--n", "1000",
-            "--eps0", "1", "--delta", "1e-6", "--json"]
+    argv = [
+        "epsilon",
+        "--bound",
+        "variation-ratio",
+        "--mechanism",
+        "krr",
+        "--k",
+        "3",
+        "--n",
+        "1000",
+        "--eps0",
+        "1",
+        "--delta",
+        "1e-6",
+        "--json",
+    ]
     assert main(argv) == 0
     out, err = capsys.readouterr()
     record = json.loads(out.strip().splitlines()[-1])

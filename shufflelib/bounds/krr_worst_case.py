@@ -303,8 +303,10 @@ def binary_split_deltas(
     px = np.exp(_log_binom_pmf(x_lo[:, None] + j, ha[:, None], log_p, log_q, lf))
     py = np.exp(_log_binom_pmf(y_lo[:, None] + j, hb[:, None], log_q, log_p, lf))
     dropped = (
-        binom.cdf(x_lo - 1, ha, p) + binom.sf(x_lo + width - 1, ha, p)
-        + binom.cdf(y_lo - 1, hb, q) + binom.sf(y_lo + width - 1, hb, q)
+        binom.cdf(x_lo - 1, ha, p)
+        + binom.sf(x_lo + width - 1, ha, p)
+        + binom.cdf(y_lo - 1, hb, q)
+        + binom.sf(y_lo + width - 1, hb, q)
     )
     zeros, ones = np.zeros((rows, 1)), np.ones((rows, 1))
     pmf_y = np.hstack([zeros, py, zeros])  # Pr[Y = y_lo + c − 1] at column c, 0 outside
@@ -364,7 +366,7 @@ def _three_value_laws(others: tuple[int, int, int], p: float, q: float) -> tuple
     n = sum(others) + 1
     law = np.zeros((n + 1, n + 1))
     law[0, 0] = 1.0
-    for kind, count in zip(_KINDS3, others):
+    for kind, count in zip(_KINDS3, others, strict=True):
         for _ in range(count):
             law = _step(law, *kinds[kind])
     return _step(law, *kinds["a"]), _step(law, *kinds["b"])
