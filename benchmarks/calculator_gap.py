@@ -41,7 +41,7 @@ def main(count: int = 1000) -> None:
         )
         for _ in range(count)
     ]
-    print(f"| bound | inputs | below library | largest ratio | 99th pct | 90th pct | median | seconds |")
+    print("| bound | inputs | below library | largest ratio | 99th pct | 90th pct | median | seconds |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     for spec in WEB_BOUNDS:
         bound = spec.bound()

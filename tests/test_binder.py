@@ -28,7 +28,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from test_site import CHROMIUM_FLAGS, find_chromium, visible_images, wait_for_new_picture, wait_for_widget_picture
 
 ROOT = Path(__file__).resolve().parents[1]

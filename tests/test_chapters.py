@@ -78,7 +78,7 @@ def executed_by_build(entry: str, path: Path):
         return None
     created = record.created
     if created.tzinfo is None:  # jupyter-cache stores UTC
-        created = created.replace(tzinfo=datetime.timezone.utc)
+        created = created.replace(tzinfo=datetime.UTC)
     library = (p for p in (ROOT / "shufflelib").rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     sources = [path, *library]  # not the bytecode, which importing the library may write after the build
     if max(p.stat().st_mtime for p in sources) >= created.timestamp():

@@ -185,9 +185,9 @@ def _row(args: tuple[TableSpec, int, np.ndarray, np.ndarray]) -> np.ndarray:
     bound = spec.bound()
     row = np.full((len(eps0_grid), len(delta_grid)), np.inf)
     for j, eps0 in enumerate(eps0_grid):
-        for l, delta in enumerate(delta_grid):
+        for m, delta in enumerate(delta_grid):
             try:
-                row[j, l] = bound.epsilon(int(n), float(eps0), float(delta))
+                row[j, m] = bound.epsilon(int(n), float(eps0), float(delta))
             except NotApplicableError:
                 pass  # stays inf: "not applicable" is the safe reading
     return row
