@@ -32,8 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ._validation import check_int
+from ._validation import check_int, check_nonnegative
 from .bounds import BOUNDS, MECHANISMS, AmplificationBound, NotApplicableError
+from .composition import MAX_ROUNDS, compare_composition, compose_bound, max_eps0_composed
 from .personalized.cli import PersonalizedFamily
 from .population.cli import PopulationFamily
 from .segmented.cli import SegmentedFamily
@@ -165,10 +166,18 @@ class UniformFamily(Family):
         "k": Argument(
             "--k", "domain size of k-ary randomized response (default 2 for krr)", "K", required=False
         ),
+        "compose": Argument(
+            "--compose",
+            f"number of rounds T (an integer in [1, {MAX_ROUNDS}]): answer for T-fold adaptive composition "
+            "(privacy loss distributions; --json adds the RDP, advanced and naive composition baselines "
+            "for the epsilon question)",
+            "T",
+            required=False,
+        ),
     }
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
-        names = ("n", *self._INPUTS[question.command], "mechanism", "k")
+        names = ("n", *self._INPUTS[question.command], "mechanism", "k", "compose")
         return tuple(self._OPTIONS[name] for name in names)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, str | None]) -> dict[str, Any]:
@@ -180,20 +189,38 @@ class UniformFamily(Family):
         n = _integer("n", values["n"])
         first, second = self._INPUTS[question.command]
         x, y = _real(first, values[first]), _real(second, values[second])
+        record: dict[str, Any] = {"bound": bound, "mechanism": mechanism, "k": k, "n": n, first: x, second: y}
+        if values.get("compose") is not None:
+            rounds = check_int("compose", _integer("compose", values["compose"]), minimum=1, maximum=MAX_ROUNDS)
+            return {**record, "compose": rounds, **_composed(question, model, n, x, y, rounds)}
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
-        result = float(ask(n, x, y))
-        return {
-            "bound": bound,
-            "mechanism": mechanism,
-            "k": k,
-            "n": n,
-            first: x,
-            second: y,
-            question.answer: result,
-        }
+        return {**record, question.answer: float(ask(n, x, y))}
 
     def describe(self, bound: str) -> list[str]:
         return [*super().describe(bound), f"mechanisms: {', '.join(self.bounds[bound].mechanisms)}"]
+
+
+def _composed(
+    question: Question, model: AmplificationBound, n: int, x: float, y: float, rounds: int
+) -> dict[str, Any]:
+    """Answer ``question`` for ``rounds`` composed rounds (``x, y`` as in ``UniformFamily._INPUTS``)."""
+    if question.command == "epsilon":
+        r = compare_composition(model, n, x, rounds, y)
+        baselines = {key: r[key] for key in ("rdp", "advanced", "naive")}
+        return {
+            "eps": r["pld"],
+            "discretization_error": r["discretization_error"],
+            "lower_bound": r["lower_bound"],
+            "baselines": baselines,
+        }
+    if question.command == "delta":
+        curve = compose_bound(model, n, x, rounds)
+        return {
+            "delta": curve.delta(check_nonnegative("eps", y)),
+            "discretization_error": curve.discretization_error,
+            "lower_bound": curve.lower_bound,
+        }
+    return {"eps0": max_eps0_composed(model, n, x, y, rounds)}
 
 
 #: Every family the calculator knows; the parser is built from this list.
