@@ -18,7 +18,8 @@ mass per bin is a difference of two closed forms, vectorized over the clone
 count and the bins: ``O(#blocks · #bins)`` instead of the ``O(n^{1.5})`` atoms.
 
 Clone counts are grouped into blocks (the central range of ``C``, binomial
-tail ``1e-20`` per side, in at most ``blocks`` equal blocks) and each block
+tail ``1e-20`` per side, one block per count up to 1024 counts, else
+``blocks`` equal blocks) and each block
 uses its *smallest* count: one more clone is a post-processing (a fair coin
 added to ``A``), so this can only worsen the pair — a pessimistic pair. The
 mass of ``C`` below the central range (at most ``1e-20``) goes to ``+∞``, the
@@ -41,8 +42,11 @@ __all__ = ["clone_count_blocks", "binomial_mixture", "clone_pair_pld"]
 
 #: Tail of the clone count outside the blocks (per side).
 CENTRAL_TAIL = 1e-20
-#: Default number of blocks of clone counts.
-BLOCKS = 64
+#: Default number of blocks of clone counts (when the central range has more counts than
+#: ``EXACT_COUNTS``; otherwise every count is its own block).
+BLOCKS = 128
+#: Central ranges up to this many clone counts are not grouped.
+EXACT_COUNTS = 1024
 #: Width of the loss grid, in binomial standard deviations of ``J`` on each side of ``m/2``.
 _Z = 12.0
 #: Largest number of grid points of one round's distribution.
@@ -64,7 +68,7 @@ def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[
     ([0.0, 3.0, 6.0, 9.0], 1.0)
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
-    width = max(1, math.ceil((hi - lo + 1) / blocks))
+    width = 1 if hi - lo + 1 <= EXACT_COUNTS else max(1, math.ceil((hi - lo + 1) / blocks))
     start = np.arange(lo, hi + 1, width, dtype=float)
     stop = np.append(start[1:] - 1.0, float(trials))  # the last block absorbs the upper tail
     below = binom.cdf(stop, trials, prob) - binom.cdf(start - 1.0, trials, prob)

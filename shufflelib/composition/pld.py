@@ -277,6 +277,8 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     for ld, _ in parts:
         if ld.step != step or ld.pessimistic != pessimistic:
             raise ValueError("all parts must share step and pessimistic")
+    if len(parts) == 1 and parts[0][1] == 1:
+        return parts[0][0]  # one round: nothing to convolve
     lo, hi = _window(parts, WINDOW_TAIL)
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
