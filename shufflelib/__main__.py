@@ -101,7 +101,7 @@ class Family(ABC):
     --------
     >>> family = FAMILIES[0]
     >>> [arg.flag for arg in family.arguments(QUESTIONS[0])]
-    ['--n', '--eps0', '--delta', '--mechanism', '--k']
+    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose']
     """
 
     #: Bound classes of this family, by ``--bound`` name.

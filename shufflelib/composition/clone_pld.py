@@ -58,14 +58,19 @@ _CHUNK = 16
 def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[np.ndarray, np.ndarray, float]:
     """Blocks of ``C ~ Bin(trials, prob)``: first counts, masses, and the mass below the first block.
 
-    The mass above the central range is added to the last block.
+    One block per count when the central range has at most ``EXACT_COUNTS``
+    counts, else ``blocks`` equal blocks. The mass above the central range is
+    added to the last block.
 
     Examples
     --------
     >>> from shufflelib.composition.clone_pld import clone_count_blocks
-    >>> start, mass, below = clone_count_blocks(10, 0.5, blocks=4)
-    >>> start.tolist(), round(float(mass.sum() + below), 12)
-    ([0.0, 3.0, 6.0, 9.0], 1.0)
+    >>> start, mass, below = clone_count_blocks(10, 0.5)  # few counts: one block each
+    >>> start.tolist()
+    [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
+    >>> start, mass, below = clone_count_blocks(10**6, 0.5, blocks=4)
+    >>> start.size, round(float(mass.sum() + below), 12)
+    (4, 1.0)
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
     width = 1 if hi - lo + 1 <= EXACT_COUNTS else max(1, math.ceil((hi - lo + 1) / blocks))
