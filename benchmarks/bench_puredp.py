@@ -46,9 +46,17 @@ def main() -> None:
     hist_params = histogram_params(n, 1.0)
 
     rows = [
-        ("simulate_estimates: 10^4 runs, n = 10^6", lambda: simulate_estimates(n, n // 3, practical, 10_000, rng), "< 1 s"),
+        (
+            "simulate_estimates: 10^4 runs, n = 10^6",
+            lambda: simulate_estimates(n, n // 3, practical, 10_000, rng),
+            "< 1 s",
+        ),
         ("simulate_view: 10^4 runs, n = 10^6", lambda: simulate_view(n, n // 3, practical, 10_000, rng), "< 1 s"),
-        ("exact_privacy_loss, rule D, every n = 2..10", lambda: [exact_privacy_loss(m, rule_d) for m in range(2, 11)], "< 5 s"),
+        (
+            "exact_privacy_loss, rule D, every n = 2..10",
+            lambda: [exact_privacy_loss(m, rule_d) for m in range(2, 11)],
+            "< 5 s",
+        ),
         (
             "exact_privacy_loss, practical rule, every n = 2..10",
             lambda: [exact_privacy_loss(m, counting_params(m, 1.0, 0.5)) for m in range(2, 11)],

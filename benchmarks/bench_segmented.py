@@ -43,22 +43,46 @@ def main() -> None:
     small_sets = uniform.sample_sets(10_000, rng)
     small_levels = np.repeat([0, 1, 2], level_counts_for(10_000, "S1"))
     rows = [
-        ("optimise m and lambda, n = 10^6, K = 3, d = 17, s = 4 (Theorem 3, 24-point grid)", "< 2 s",
-         lambda: optimize_parameters(LEVELS, counts, 17, 4, delta)),
-        ("optimise m and lambda, n = 10^6, K = 3, d = 128, s = 4 (Theorem 3, 24-point grid)", "< 2 s",
-         lambda: optimize_parameters(LEVELS, counts, 128, 4, delta)),
-        ("one simulated run, n = 10^6, d = 128, s = 4 (fresh data + protocol + estimate)", "< 1 s",
-         lambda: segmented_errors(uniform, counts, params, rng, 1)),
-        ("one simulated run, n = 10^6, MSNBC-like d = 17 (fresh data + protocol + estimate)", "< 1 s",
-         lambda: segmented_errors(msnbc, counts, params, rng, 1)),
-        ("one item delta, paper's pair, n = 10^6, m = 0.5", "",
-         lambda: poisson_item_pair(n, 0.5, 17, 0.5).delta([0.02])),
-        ("one item delta, exact curve (with the total count), n = 10^6, m = 0.5", "",
-         lambda: ExactItemCurve(n, 0.5, 17, 0.5).delta(0.02)),
-        ("largest lambda of one level, exact accounting, n = 10^6, m = 0.05", "",
-         lambda: max_reporting_probability(n, 0.05, 17, 4, 0.5, delta, accounting="exact")),
-        ("message-level run of Algorithm 2, n = 10^4, d = 128", "",
-         lambda: run_protocol(small_sets, small_levels, params, 128, rng)),
+        (
+            "optimise m and lambda, n = 10^6, K = 3, d = 17, s = 4 (Theorem 3, 24-point grid)",
+            "< 2 s",
+            lambda: optimize_parameters(LEVELS, counts, 17, 4, delta),
+        ),
+        (
+            "optimise m and lambda, n = 10^6, K = 3, d = 128, s = 4 (Theorem 3, 24-point grid)",
+            "< 2 s",
+            lambda: optimize_parameters(LEVELS, counts, 128, 4, delta),
+        ),
+        (
+            "one simulated run, n = 10^6, d = 128, s = 4 (fresh data + protocol + estimate)",
+            "< 1 s",
+            lambda: segmented_errors(uniform, counts, params, rng, 1),
+        ),
+        (
+            "one simulated run, n = 10^6, MSNBC-like d = 17 (fresh data + protocol + estimate)",
+            "< 1 s",
+            lambda: segmented_errors(msnbc, counts, params, rng, 1),
+        ),
+        (
+            "one item delta, paper's pair, n = 10^6, m = 0.5",
+            "",
+            lambda: poisson_item_pair(n, 0.5, 17, 0.5).delta([0.02]),
+        ),
+        (
+            "one item delta, exact curve (with the total count), n = 10^6, m = 0.5",
+            "",
+            lambda: ExactItemCurve(n, 0.5, 17, 0.5).delta(0.02),
+        ),
+        (
+            "largest lambda of one level, exact accounting, n = 10^6, m = 0.05",
+            "",
+            lambda: max_reporting_probability(n, 0.05, 17, 4, 0.5, delta, accounting="exact"),
+        ),
+        (
+            "message-level run of Algorithm 2, n = 10^4, d = 128",
+            "",
+            lambda: run_protocol(small_sets, small_levels, params, 128, rng),
+        ),
     ]
     print("| task | target | time (best of 3) |")
     print("|---|---|---|")

@@ -15,11 +15,11 @@ the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``).
 from __future__ import annotations
 
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from scipy.optimize import brentq
 
-__all__ = ["last_true", "first_true"]
+__all__ = ["last_true", "first_true", "largest_reaching", "narrow_bracket", "first_integer"]
 
 RTOL = 1e-9
 ATOL = 1e-12
@@ -109,3 +109,94 @@ def _certified_root(
         # brentq could not bracket or converge: bisection alone still certifies the answer.
         pass
     return _bisect(ok, bad, good, rtol, atol)
+
+
+def largest_reaching(
+    value: Callable[[float], float],
+    target: float,
+    lo: float,
+    hi: float,
+    *,
+    smallest: float | None = None,
+    log_scale: bool = False,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> float | None:
+    """Largest ``x`` in ``[lo, hi]`` with ``value(x) <= target``, rounded down (the one search for
+    "the largest local parameter reaching (ε, δ)").
+
+    ``value`` is non-decreasing in ``x`` (``inf`` where a theorem does not apply). If
+    ``value(lo) > target`` and ``smallest`` is given, ``lo`` is halved down to ``smallest``
+    first. Returns ``None`` when no ``x`` qualifies. ``log_scale`` compares logarithms (for
+    δ-like values spanning many decades) when locating the root; the answer is certified on
+    ``value`` itself.
+
+    Examples
+    --------
+    >>> round(largest_reaching(lambda x: x * x, 2.0, 0.0, 10.0), 8)  # sqrt(2), rounded down
+    1.41421356
+    >>> largest_reaching(lambda x: 1.0 + x, 0.5, 0.1, 1.0, smallest=1e-6) is None
+    True
+    """
+
+    def ok(x: float) -> bool:
+        return value(x) <= target
+
+    def score(x: float) -> float:
+        v = value(x)
+        if log_scale:
+            return math.log(max(v, 1e-300)) - math.log(target) if math.isfinite(v) else 1e300
+        return (v - target) if math.isfinite(v) else 1e300
+
+    if smallest is not None:
+        while lo > smallest and not ok(lo):
+            lo /= 2.0
+    if not ok(lo):
+        return None
+    return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
+
+
+def narrow_bracket(
+    beyond: Callable[[float], bool], guess: float, lo: float, hi: float, widths: tuple[float, ...] = (0.02, 0.25)
+) -> tuple[float, float]:
+    """Shrink ``[lo, hi]`` around a guess of a monotone root; ``beyond(x)``: the root lies above ``x``.
+
+    Tries ``guess`` ± each relative width in turn; the returned bracket still contains the
+    root whatever the guess (a poor guess costs at most two evaluations per width).
+
+    Examples
+    --------
+    >>> narrow_bracket(lambda x: x < 1.0, 1.01, 0.0, 10.0)  # the root 1.0 is within 2% of the guess
+    (0.9898, 1.0302)
+    """
+    for width in widths:
+        up, down = guess * (1.0 + width), guess * (1.0 - width)
+        if not lo < up < hi:
+            continue
+        if beyond(up):
+            lo = up
+            continue
+        hi = up
+        if lo < down:
+            if beyond(down):
+                lo = down
+                break
+            hi = down
+    return lo, hi
+
+
+def first_integer(pred: Callable[[int], bool], a: int, b: int) -> int:
+    """Smallest integer ``x`` in ``[a, b]`` with ``pred(x)`` (``pred`` monotone, false then true; ``pred(b)`` holds).
+
+    Examples
+    --------
+    >>> first_integer(lambda x: x * x >= 50, 0, 100)
+    8
+    """
+    while a < b:
+        mid = (a + b) // 2
+        if pred(mid):
+            b = mid
+        else:
+            a = mid + 1
+    return a

@@ -50,9 +50,7 @@ def check_nonnegative(name: str, value: Any) -> float:
     return x
 
 
-def check_probability(
-    name: str, value: Any, *, closed_low: bool = False, closed_high: bool = False
-) -> float:
+def check_probability(name: str, value: Any, *, closed_low: bool = False, closed_high: bool = False) -> float:
     """Return ``value`` as a float in (0, 1), with optionally closed ends."""
     x = _as_real(name, value)
     lo_ok = x >= 0 if closed_low else x > 0
@@ -105,8 +103,7 @@ def check_generator(name: str, rng: Any) -> np.random.Generator:
     """Require an explicit :class:`numpy.random.Generator` (never global state)."""
     if not isinstance(rng, np.random.Generator):
         raise ValueError(
-            f"{name} must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), "
-            f"got {type(rng).__name__}"
+            f"{name} must be a numpy.random.Generator (e.g. numpy.random.default_rng(0)), got {type(rng).__name__}"
         )
     return rng
 

@@ -28,10 +28,10 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import logsumexp
 
-from ._roots import first_true
+from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve"]
+__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4
@@ -52,12 +52,66 @@ def _safe_log(x: float) -> float:
     return math.log(x) if x > 0 else -1e300
 
 
+def invert_profile(
+    delta_at: Callable[[float], float],
+    delta: float,
+    *,
+    hi: float = 1.0,
+    upper: bool = True,
+    cap: float = EPS_SEARCH_MAX,
+    guess: float | None = None,
+) -> float:
+    """ε(δ) of a non-increasing privacy profile, rounded in the direction of the bound.
+
+    For an **upper** bound: the smallest ε with ``delta_at(ε) <= delta``, rounded up. For a
+    **lower** bound: the largest ε with ``delta_at(ε) > delta``, rounded down (0 if none), so
+    that the answer stays a lower bound on the true ε. The search starts on ``[0, hi]`` and
+    doubles ``hi`` up to ``cap`` (beyond: ``inf``); a ``guess`` of the root (e.g. a Gaussian-DP
+    estimate) narrows the bracket first (``shufflelib._roots.narrow_bracket``), which saves
+    evaluations and never changes the answer. Tolerance: that of ``shufflelib._roots``
+    (relative ``1e-9``, absolute ``1e-12``), on the safe side.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> profile = lambda e: max(0.0, float((np.e - np.exp(e)) / (1 + np.e)))  # randomized response, eps0 = 1
+    >>> up, down = invert_profile(profile, 0.1), invert_profile(profile, 0.1, upper=False)
+    >>> down <= up and up - down < 1e-8 and profile(up) <= 0.1 < profile(down)
+    True
+    """
+    cache: dict[float, float] = {}
+
+    def d(e: float) -> float:
+        if e not in cache:
+            cache[e] = delta_at(e)
+        return cache[e]
+
+    if d(0.0) <= delta:
+        return 0.0
+    while d(hi) > delta:
+        hi *= 2.0
+        if hi > cap:
+            return math.inf
+    lo = 0.0
+    if guess is not None:
+        lo, hi = narrow_bracket(lambda e: d(e) > delta, guess, lo, hi)
+    log_target = math.log(delta)
+    if upper:
+        return first_true(lambda e: d(e) <= delta, lambda e: _safe_log(d(e)) - log_target, lo, hi)
+    return last_true(lambda e: d(e) > delta, lambda e: log_target - _safe_log(d(e)), lo, hi)
+
+
 class PrivacyCurve(ABC):
     """A privacy guarantee seen as a profile, its inverse and a trade-off function.
 
     Subclasses implement ``_delta_array`` (vectorized, for an array of
     ε >= 0) and may override :meth:`tradeoff`; the default trade-off uses the
     profile-to-trade-off conversion of :class:`ProfileCurve`.
+
+    A curve knows which way it was rounded: :attr:`upper` is true for an upper bound on the
+    privacy loss (δ rounded up, ε rounded up: the default) and false for a lower bound (an
+    attained pair or an audit, δ rounded down); :meth:`epsilon` inverts accordingly (as
+    ``dp_accounting``'s ``pessimistic_estimate`` does explicitly).
 
     Examples
     --------
@@ -72,6 +126,9 @@ class PrivacyCurve(ABC):
     >>> round(float(curve.tradeoff(0.1)), 4)
     0.7282
     """
+
+    #: True for an upper bound on the privacy loss (rounded up), False for a lower bound (rounded down).
+    upper: bool = True
 
     @abstractmethod
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
@@ -110,11 +167,13 @@ class PrivacyCurve(ABC):
         return float(np.clip(self._delta_array(np.array([eps], dtype=float))[0], 0.0, 1.0))
 
     def epsilon(self, delta: float) -> float:
-        """Smallest ε >= 0 with ``delta(ε) <= delta`` (rounded up).
+        """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (rounded down for a lower bound).
 
-        Found with ``shufflelib._roots.first_true``: the returned ε satisfies
+        Found with :func:`invert_profile`: for an upper bound the returned ε satisfies
         ``delta(ε) <= delta`` as evaluated, and exceeds the true root by at most
-        ``1e-9·ε + 1e-12``. Returns ``inf`` if no ε <= 1e4 reaches ``delta``.
+        ``1e-9·ε + 1e-12``; for a lower bound (:attr:`upper` false) it is the largest ε with
+        ``delta(ε) > delta``, within the same tolerance below the root. Returns ``inf`` if no
+        ε <= 1e4 reaches ``delta``.
 
         Examples
         --------
@@ -125,22 +184,7 @@ class PrivacyCurve(ABC):
         1.098611
         """
         delta = check_probability("delta", delta)
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta_scalar(e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        hi = 1.0
-        while d(hi) > delta:
-            hi *= 2.0
-            if hi > EPS_SEARCH_MAX:
-                return math.inf
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: _safe_log(d(e)) - log_target, 0.0, hi)
+        return invert_profile(self._delta_scalar, delta, upper=self.upper)
 
     def tradeoff(self, alpha: float | np.ndarray) -> float | np.ndarray:
         """The trade-off function f(α) (f-DP), vectorized over α in [0, 1].
@@ -281,8 +325,7 @@ class DominatingPair(PrivacyCurve):
                 raise ValueError(f"{name} must describe a total mass <= 1, got {mass!r}")
             if 1.0 - mass > tail_mass + 1e-9:
                 raise ValueError(
-                    f"tail_mass must be >= the missing mass 1 - sum(exp({name})) = {1.0 - mass!r}, "
-                    f"got {tail_mass!r}"
+                    f"tail_mass must be >= the missing mass 1 - sum(exp({name})) = {1.0 - mass!r}, got {tail_mass!r}"
                 )
         self.log_p, self.log_q = log_p, log_q
         self.symmetric = bool(symmetric)
@@ -312,14 +355,40 @@ class DominatingPair(PrivacyCurve):
         flat = np.atleast_1d(arr).ravel()
         x, y = _np_vertices(self.log_p, self.log_q)  # T(Q, P)
         if self.symmetric:
-            x, y = np.concatenate([x, y]), np.concatenate([y, x])
-        # Type I errors below the smallest normal float (atoms of subnormal mass) are snapped to 0:
-        # this moves vertices left, which only lowers f (pessimistic), and keeps np.interp's slopes
-        # finite. The hull then keeps one vertex (the lowest) per abscissa.
-        x = np.where(x < np.finfo(float).tiny, 0.0, x)
-        x, y = _lower_hull(x, y)
+            x, y = symmetrized(x, y)  # with its inverse
+        else:  # subnormal type I errors snapped to 0, as in symmetrized
+            x, y = _lower_hull(np.where(x < np.finfo(float).tiny, 0.0, x), y)
         out = np.clip(np.interp(flat, x, y), 0.0, 1.0 - flat)
         return float(out[0]) if scalar else out.reshape(arr.shape)
+
+
+def symmetrized(alpha: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(min{f, f^{-1}})^{**}``: the symmetrization of a trade-off curve given on points.
+
+    The one symmetrization of the library (:meth:`DominatingPair.tradeoff` with
+    ``symmetric=True``, the personalized chapter's curves).
+
+    ``f`` is given by the points ``(alpha, f)`` (non-increasing, from
+    ``(0, ≤1)`` to ``(1, 0)``); its inverse is the reflection
+    ``(f, alpha)``. The result is the lower convex hull of both point sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x, y = symmetrized(np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.2, 0.0]))
+    >>> [round(float(v), 2) for v in np.interp([0.2, 0.5], x, y)]
+    [0.5, 0.2]
+    """
+    a = check_array("alpha", alpha, ndim=1, low=0.0, high=1.0)
+    y = check_array("f", f, ndim=1, low=0.0, high=1.0)
+    if a.size != y.size:
+        raise ValueError(f"alpha and f must have the same length, got {a.size} and {y.size}")
+    xs = np.concatenate([a, y, [0.0, 1.0]])
+    ys = np.concatenate([y, a, [1.0, 0.0]])
+    # Type I errors below the smallest normal float (atoms of subnormal mass) are snapped to 0:
+    # this moves vertices left, which only lowers f (pessimistic), and keeps np.interp's slopes
+    # finite. The hull then keeps one vertex (the lowest) per abscissa.
+    return _lower_hull(np.where(xs < np.finfo(float).tiny, 0.0, xs), ys)
 
 
 def _check_log_probs(name: str, value: np.ndarray) -> np.ndarray:
@@ -356,7 +425,7 @@ def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     xs, ys = x[order].tolist(), y[order].tolist()
     hx: list[float] = []
     hy: list[float] = []
-    for px, py in zip(xs, ys):
+    for px, py in zip(xs, ys, strict=False):
         if hx and px == hx[-1]:
             continue  # same x: the first (lowest y) was kept
         while len(hx) >= 2 and (hx[-1] - hx[-2]) * (py - hy[-2]) - (hy[-1] - hy[-2]) * (px - hx[-2]) <= 0:
@@ -378,6 +447,10 @@ class ProfileCurve(PrivacyCurve):
     eps_grid
         ε values used by :meth:`~shufflelib.curves.PrivacyCurve.tradeoff` (default: 4001 points from 0 to
         ``epsilon(1e-15)``).
+    upper
+        Whether ``delta_fn`` is an upper bound on the privacy profile (rounded up; the default) or
+        a lower bound (rounded down: an attained pair, an audit). The trade-off conversion is
+        only rounded in the safe direction for an upper bound.
 
     Notes
     -----
@@ -399,14 +472,15 @@ class ProfileCurve(PrivacyCurve):
     """
 
     def __init__(
-        self, delta_fn: Callable[[np.ndarray], np.ndarray], eps_grid: np.ndarray | None = None
+        self, delta_fn: Callable[[np.ndarray], np.ndarray], eps_grid: np.ndarray | None = None, *, upper: bool = True
     ) -> None:
         if not callable(delta_fn):
             raise ValueError(f"delta_fn must be callable, got {delta_fn!r}")
+        if not isinstance(upper, bool):
+            raise ValueError(f"upper must be True or False, got {upper!r}")
+        self.upper = upper
         self._fn = delta_fn
-        self._grid = (
-            None if eps_grid is None else np.unique(check_array("eps_grid", eps_grid, ndim=1, low=0.0))
-        )
+        self._grid = None if eps_grid is None else np.unique(check_array("eps_grid", eps_grid, ndim=1, low=0.0))
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
         return np.asarray(self._fn(eps), dtype=float).reshape(eps.shape)

@@ -29,9 +29,7 @@ from ._validation import check_array, check_in_range, check_int, check_positive
 __all__ = ["epsilon_from_rates", "shuffled_rr_count_pmfs", "threshold_test_rates"]
 
 
-def epsilon_from_rates(
-    tpr: float | np.ndarray, fpr: float | np.ndarray, delta: float
-) -> float | np.ndarray:
+def epsilon_from_rates(tpr: float | np.ndarray, fpr: float | np.ndarray, delta: float) -> float | np.ndarray:
     """Smallest ε for which a test with these error rates is compatible with (ε, δ)-DP.
 
     Returns ``max(0, log((TPR − δ)/FPR), log((1 − FPR − δ)/(1 − TPR)))``, each

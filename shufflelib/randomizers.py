@@ -119,9 +119,14 @@ class LocalPrivacyDescription(ABC):
         return self._eps0
 
     @property
-    @abstractmethod
     def blanket_weight(self) -> float:
         """Weight ``gamma`` of the input-independent part of the output distribution."""
+        return math.exp(self.log_blanket_weight)
+
+    @property
+    @abstractmethod
+    def log_blanket_weight(self) -> float:
+        """``log gamma``, accurate for every ``eps0`` (the blanket bounds work with it)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(eps0={self.eps0!r})"
@@ -200,9 +205,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         try:
             np.broadcast_shapes(yv.shape, xv.shape)
         except ValueError:
-            raise ValueError(
-                f"y and x must have broadcast-compatible shapes, got {yv.shape} and {xv.shape}"
-            ) from None
+            raise ValueError(f"y and x must have broadcast-compatible shapes, got {yv.shape} and {xv.shape}") from None
         return self._log_likelihood(yv, xv)
 
     def likelihood(self, y: object, x: object) -> np.ndarray:
@@ -286,9 +289,9 @@ class KRandomizedResponse(LocalRandomizer):
         return math.exp(-self.eps0 - self._log_norm)
 
     @property
-    def blanket_weight(self) -> float:
-        """``k / (e^eps0 + k - 1)``."""
-        return self._k * self.other_probability
+    def log_blanket_weight(self) -> float:
+        """``log(k / (e^eps0 + k - 1))``."""
+        return math.log(self._k) - self.eps0 - self._log_norm
 
     @property
     def domain(self) -> Domain:
@@ -400,9 +403,9 @@ class BoundedLaplace(LocalRandomizer):
         return self._scale
 
     @property
-    def blanket_weight(self) -> float:
-        """``e^{-eps0/2}``."""
-        return math.exp(-self.eps0 / 2)
+    def log_blanket_weight(self) -> float:
+        """``-eps0/2``."""
+        return -self.eps0 / 2
 
     @property
     def domain(self) -> Domain:
@@ -458,6 +461,6 @@ class GenericLDP(LocalPrivacyDescription):
     """
 
     @property
-    def blanket_weight(self) -> float:
-        """``e^{-eps0}``: the blanket weight every ``eps0``-LDP randomizer is guaranteed to have."""
-        return math.exp(-self.eps0)
+    def log_blanket_weight(self) -> float:
+        """``-eps0``: every ``eps0``-LDP randomizer has blanket weight at least ``e^{-eps0}``."""
+        return -self.eps0

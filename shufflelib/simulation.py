@@ -29,9 +29,7 @@ from .shuffler import shuffle
 __all__ = ["simulate_binary_rr_counts", "simulate_krr_histograms", "simulate_messages"]
 
 
-def simulate_binary_rr_counts(
-    true_count: int, n: int, eps0: float, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draw the number of reported ones in ``size`` independent runs of shuffled binary RR.
 
     Parameters
@@ -70,9 +68,7 @@ def simulate_binary_rr_counts(
     return (kept + flipped).astype(np.int64)
 
 
-def simulate_krr_histograms(
-    true_counts: object, eps0: float, size: int, rng: np.random.Generator
-) -> np.ndarray:
+def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draw ``size`` independent shuffled k-RR histograms.
 
     Parameters

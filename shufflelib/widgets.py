@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import io
 import math
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
@@ -149,9 +150,7 @@ def figure_explorer(
         values[name] = vals
     total = math.prod(len(v) for v in values.values())
     if total > MAX_GRID_POINTS:
-        raise ValueError(
-            f"grid must have at most {MAX_GRID_POINTS} points in all, got {total}: use fewer values"
-        )
+        raise ValueError(f"grid must have at most {MAX_GRID_POINTS} points in all, got {total}: use fewer values")
     labels = dict(labels or {})
     unknown = (set(labels) | set(initial or {})) - set(names)
     if unknown:
@@ -181,7 +180,7 @@ def figure_explorer(
     ]
 
     def cell(point: tuple[Any, ...]) -> widgets.Widget:
-        params = dict(zip(names, point))
+        params = dict(zip(names, point, strict=False))
         shown = plot(**params)
         if isinstance(shown, str):
             view: widgets.Widget = widgets.HTML(shown)
@@ -190,8 +189,7 @@ def figure_explorer(
             view.layout = widgets.Layout(max_width="100%", height="auto")
         else:
             raise ValueError(
-                f"plot must return a matplotlib Figure or a str of HTML, got {type(shown).__name__} "
-                f"at {params}"
+                f"plot must return a matplotlib Figure or a str of HTML, got {type(shown).__name__} at {params}"
             )
         if caption is None:
             return view
@@ -209,4 +207,3 @@ def figure_explorer(
 
     figures = build(0, ())
     return widgets.VBox([*sliders, figures])
-

@@ -30,9 +30,7 @@ def rr_count_pmfs(n: int, eps0: float, others_ones: int) -> tuple[np.ndarray, np
     """Exact pmfs of the count of reported 1s: user 1 holds 0 (D) or 1 (D')."""
     p = math.exp(eps0) / (1.0 + math.exp(eps0))
     ones, zeros = others_ones, n - 1 - others_ones
-    others = np.convolve(
-        binom.pmf(np.arange(ones + 1), ones, p), binom.pmf(np.arange(zeros + 1), zeros, 1 - p)
-    )
+    others = np.convolve(binom.pmf(np.arange(ones + 1), ones, p), binom.pmf(np.arange(zeros + 1), zeros, 1 - p))
     return np.convolve(others, [p, 1 - p]), np.convolve(others, [1 - p, p])
 
 
@@ -85,10 +83,7 @@ def test_lower_bound_holds_at_stated_confidence(alpha):
     exact = exact_epsilon(*rr_count_pmfs(n, EPS0, 0), delta)
     sample = shuffled_rr_sampler(n, EPS0, others_ones=0)
     eps = np.array(
-        [
-            audit_protocol(sample, trials, delta, np.random.default_rng(seed), alpha=alpha).epsilon
-            for seed in range(40)
-        ]
+        [audit_protocol(sample, trials, delta, np.random.default_rng(seed), alpha=alpha).epsilon for seed in range(40)]
     )
     failures = int(np.sum(eps > exact))
     assert binomtest(failures, 40, alpha, alternative="greater").pvalue > 0.01
@@ -307,9 +302,7 @@ def test_audit_scores_rejects_bad_input(kwargs, name):
 def test_audit_protocol_rejects_bad_input(kwargs, name):
     args = dict(sample_fn=_ok_sample, n_trials=10, delta=0.01, rng=np.random.default_rng(0)) | kwargs
     with pytest.raises(ValueError, match=name):
-        audit_protocol(
-            args.pop("sample_fn"), args.pop("n_trials"), args.pop("delta"), args.pop("rng"), **args
-        )
+        audit_protocol(args.pop("sample_fn"), args.pop("n_trials"), args.pop("delta"), args.pop("rng"), **args)
 
 
 @pytest.mark.parametrize(

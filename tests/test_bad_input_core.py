@@ -31,10 +31,7 @@ CASES = [
     # --- constructors
     *[("BinaryRandomizedResponse", lambda e=e: BinaryRandomizedResponse(e), "eps0") for e in BAD_EPS0],
     *[("KRandomizedResponse", lambda e=e: KRandomizedResponse(3, e), "eps0") for e in BAD_EPS0],
-    *[
-        ("KRandomizedResponse", lambda k=k: KRandomizedResponse(k, 1.0), "k")
-        for k in (1, 0, -2, 2.5, NAN, "3")
-    ],
+    *[("KRandomizedResponse", lambda k=k: KRandomizedResponse(k, 1.0), "k") for k in (1, 0, -2, 2.5, NAN, "3")],
     *[("BoundedLaplace", lambda e=e: BoundedLaplace(e), "eps0") for e in BAD_EPS0],
     ("BoundedLaplace", lambda: BoundedLaplace(1.0, NAN, 1.0), "low"),
     ("BoundedLaplace", lambda: BoundedLaplace(1.0, -INF, 1.0), "low"),
@@ -126,36 +123,21 @@ CASES = [
         ("simulate_binary_rr_counts", lambda n=n: simulate_binary_rr_counts(0, n, 1.0, 5, RNG), "n")
         for n in (1, 0, 2.5, NAN)
     ],
-    *[
-        ("simulate_binary_rr_counts", lambda e=e: simulate_binary_rr_counts(1, 10, e, 5, RNG), "eps0")
-        for e in BAD_EPS0
-    ],
+    *[("simulate_binary_rr_counts", lambda e=e: simulate_binary_rr_counts(1, 10, e, 5, RNG), "eps0") for e in BAD_EPS0],
     *[
         ("simulate_binary_rr_counts", lambda s=s: simulate_binary_rr_counts(1, 10, 1.0, s, RNG), "size")
         for s in (0, -3, 1.5)
     ],
-    *[
-        ("simulate_binary_rr_counts", lambda r=r: simulate_binary_rr_counts(1, 10, 1.0, 5, r), "rng")
-        for r in BAD_RNG
-    ],
+    *[("simulate_binary_rr_counts", lambda r=r: simulate_binary_rr_counts(1, 10, 1.0, 5, r), "rng") for r in BAD_RNG],
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([5], 1.0, 5, RNG), "true_counts"),
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([[5, 5]], 1.0, 5, RNG), "true_counts"),
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([5, -1], 1.0, 5, RNG), "true_counts"),
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([5, 0.5], 1.0, 5, RNG), "true_counts"),
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([1, 0], 1.0, 5, RNG), "true_counts must sum"),
     ("simulate_krr_histograms", lambda: simulate_krr_histograms([5, NAN], 1.0, 5, RNG), "true_counts"),
-    *[
-        ("simulate_krr_histograms", lambda e=e: simulate_krr_histograms([5, 5], e, 5, RNG), "eps0")
-        for e in BAD_EPS0
-    ],
-    *[
-        ("simulate_krr_histograms", lambda s=s: simulate_krr_histograms([5, 5], 1.0, s, RNG), "size")
-        for s in (0, 1.5)
-    ],
-    *[
-        ("simulate_krr_histograms", lambda r=r: simulate_krr_histograms([5, 5], 1.0, 5, r), "rng")
-        for r in BAD_RNG
-    ],
+    *[("simulate_krr_histograms", lambda e=e: simulate_krr_histograms([5, 5], e, 5, RNG), "eps0") for e in BAD_EPS0],
+    *[("simulate_krr_histograms", lambda s=s: simulate_krr_histograms([5, 5], 1.0, s, RNG), "size") for s in (0, 1.5)],
+    *[("simulate_krr_histograms", lambda r=r: simulate_krr_histograms([5, 5], 1.0, 5, r), "rng") for r in BAD_RNG],
     ("simulate_messages", lambda: simulate_messages(GenericLDP(1.0), [0, 1], RNG), "randomizer"),
     ("simulate_messages", lambda: simulate_messages("krr", [0, 1], RNG), "randomizer"),
     ("simulate_messages", lambda: simulate_messages(KRR, [0, 3], RNG), "x"),

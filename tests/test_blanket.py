@@ -59,9 +59,7 @@ def exact_binary_delta(n: int, eps: float, p1: float, p0: float, ones: int) -> f
     Each user reports 1 with probability ``p1`` (input 1) or ``p0`` (input 0);
     ``ones`` of the other ``n - 1`` users hold input 1; user 1 switches 0 -> 1.
     """
-    others = np.convolve(
-        binom.pmf(np.arange(ones + 1), ones, p1), binom.pmf(np.arange(n - ones), n - 1 - ones, p0)
-    )
+    others = np.convolve(binom.pmf(np.arange(ones + 1), ones, p1), binom.pmf(np.arange(n - ones), n - 1 - ones, p0))
     shifted = np.append(0.0, others)
     padded = np.append(others, 0.0)
     p = (1 - p1) * padded + p1 * shifted
@@ -132,12 +130,7 @@ def exact_blanket_theorem(n: int, k: int, eps0: float, eps: float) -> float:
         i, j = i[ok], j[ok]
         rest = m - i - j
         logw = (
-            gammaln(m + 1)
-            - gammaln(i + 1)
-            - gammaln(j + 1)
-            - gammaln(rest + 1)
-            + i * math.log(r1)
-            + j * math.log(r2)
+            gammaln(m + 1) - gammaln(i + 1) - gammaln(j + 1) - gammaln(rest + 1) + i * math.log(r1) + j * math.log(r2)
         )
         if r3 > 0:
             logw = logw + rest * math.log(r3)
@@ -284,9 +277,7 @@ def test_bounds_are_not_vacuous_where_they_should_bite():
         assert exact_rr_delta(n, eps0, eps) < d < 1.0
     n, k, eps0, eps = 20, 10, 2.0, 1.5
     theorem = exact_blanket_theorem(n, k, eps0, eps)
-    assert (
-        exact_krr_pair_delta(n, k, eps0, eps) < theorem < BlanketBennett("krr", k=k).delta(n, eps0, eps) < 1.0
-    )
+    assert exact_krr_pair_delta(n, k, eps0, eps) < theorem < BlanketBennett("krr", k=k).delta(n, eps0, eps) < 1.0
 
 
 @pytest.mark.parametrize("k,eps0", [(10, 2.0), (100, 1.0)])

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-import pytest
 
+import pytest
 from test_chapters import ROOT, chapter_path, toc_files
 
 #: Pages that are not chapters (no exercises required).
@@ -124,4 +124,3 @@ def test_label_parser_sees_labels() -> None:
         ["ex-a"],
         ["ex-a"],
     )
-

@@ -1,4 +1,4 @@
-"""Tests of the privacy calculator ``python -m shufflelib`` (:mod:`shufflelib.__main__`)."""
+"""Tests of the privacy calculator ``python -m shufflelib`` (:mod:`shufflelib.calculator`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from shufflelib import __main__ as cli
-from shufflelib.__main__ import Argument, Family, Question, main
 from shufflelib.bounds import BOUNDS, NotApplicableError, get_bound
+from shufflelib.calculator import FAMILIES, Argument, Family, Number, Question, main
+from shufflelib.calculator.cli import BAD_ARGUMENTS, INTERNAL_ERROR, NOT_APPLICABLE
 
 N, EPS0, DELTA, EPS = 10_000, 0.4, 1e-6, 0.3
 
@@ -97,17 +97,13 @@ def test_exact_krr_defaults_to_binary_randomized_response(capsys):
 
 def test_explicit_mechanism_and_k(capsys):
     name = next(n for n, cls in BOUNDS.items() if "krr" in cls.mechanisms and "generic" in cls.mechanisms)
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", name, *ARGS["epsilon"], "--mechanism", "krr", "--k", "3"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", name, *ARGS["epsilon"], "--mechanism", "krr", "--k", "3")
     expected = get_bound(name, "krr", 3).epsilon(N, EPS0, DELTA)
     assert status == 0 and out.splitlines()[-1] == repr(expected)
 
 
 def test_scientific_notation_for_n(capsys):
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "exact-krr", "--n", "1e4", "--eps0", "0.4", "--delta", "1e-6"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", "exact-krr", "--n", "1e4", "--eps0", "0.4", "--delta", "1e-6")
     assert status == 0
     assert float(out) == get_bound("exact-krr", "krr", 2).epsilon(10_000, 0.4, 1e-6)
 
@@ -193,9 +189,7 @@ def _not_applicable_case():
 
 def test_not_applicable_exits_1_with_one_line(capsys):
     name, n, eps0 = _not_applicable_case()
-    status, out, err = run(
-        capsys, "epsilon", "--bound", name, "--n", str(n), "--eps0", str(eps0), "--delta", "1e-6"
-    )
+    status, out, err = run(capsys, "epsilon", "--bound", name, "--n", str(n), "--eps0", str(eps0), "--delta", "1e-6")
     assert status == 1 and out == ""
     assert err.count("\n") == 1 and "not applicable" in err and "Traceback" not in err
 
@@ -212,9 +206,7 @@ def test_help_lists_every_bound_with_title_and_reference():
     assert proc.returncode == 0 and proc.stderr == ""
     text = " ".join(proc.stdout.split())  # undo line wrapping
     for name, cls in BOUNDS.items():
-        assert (
-            name in text and " ".join(cls.title.split()) in text and " ".join(cls.reference.split()) in text
-        )
+        assert name in text and " ".join(cls.title.split()) in text and " ".join(cls.reference.split()) in text
     for command in ("epsilon", "delta", "eps0"):
         assert command in text
 
@@ -244,14 +236,13 @@ class _ToyFamily(Family):
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         return (
-            Argument("--eps0", "comma-separated local eps0 values", "LIST"),
-            Argument("--counts", "comma-separated number of users of each eps0", "LIST"),
+            Argument("--eps0", "comma-separated local eps0 values", "LIST", number=Number(low=0, many=True)),
+            Argument("--counts", "number of users of each eps0", "LIST", number=Number(integer=True, low=1, many=True)),
             Argument("--delta", "central delta", "DELTA"),
         )
 
     def answer(self, question, bound, values):
-        eps0 = [float(x) for x in values["eps0"].split(",")]
-        counts = [int(x) for x in values["counts"].split(",")]
+        eps0, counts = values["eps0"], values["counts"]
         if len(eps0) != len(counts):
             raise ValueError("counts must have one entry per eps0")
         return {
@@ -263,14 +254,10 @@ class _ToyFamily(Family):
 
 
 def test_a_new_family_registers_its_own_arguments(capsys, monkeypatch):
-    monkeypatch.setattr(cli, "FAMILIES", [*cli.FAMILIES, _ToyFamily()])
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "toy", "--eps0", "1,4", "--counts", "10,6", "--delta", "0.1"
-    )
+    monkeypatch.setattr("shufflelib.calculator.registry.FAMILIES", [*FAMILIES, _ToyFamily()])
+    status, out, _ = run(capsys, "epsilon", "--bound", "toy", "--eps0", "1,4", "--counts", "10,6", "--delta", "0.1")
     assert status == 0 and float(out) == 1.0
-    status, out, _ = run(
-        capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "1,2", "--delta", "0.1"
-    )
+    status, out, _ = run(capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "1,2", "--delta", "0.1")
     assert status == 2
     # --n is no longer required by every family, but still by the uniform one; --counts is the toy's only.
     status, _, err = run(capsys, "epsilon", "--bound", "exact-krr", "--eps0", "1", "--delta", "0.1")
@@ -281,11 +268,72 @@ def test_a_new_family_registers_its_own_arguments(capsys, monkeypatch):
         capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "2", "--delta", "0.1", "--n", "5"
     )
     assert status == 2 and "--n is not used" in err
+    # The toy's own parser names the flag and the range.
+    status, _, err = run(capsys, "epsilon", "--bound", "toy", "--eps0", "1", "--counts", "0", "--delta", "0.1")
+    assert status == 2 and "--counts must be a comma-separated list of integers >= 1, got '0'" in err
 
 
-def test_docstring_examples_run():
-    # pytest --doctest-modules skips __main__.py, so its examples are run here.
-    import doctest
+class _Broken(_ToyFamily):
+    bounds = {"broken": _Toy}
 
-    result = doctest.testmod(cli, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
+    def answer(self, question, bound, values):
+        return {"bound": bound, question.answer: 1 / 0}
+
+
+def test_an_unexpected_exception_is_one_line_with_status_3(capsys, monkeypatch):
+    monkeypatch.setattr("shufflelib.calculator.registry.FAMILIES", [*FAMILIES, _Broken()])
+    status, out, err = run(capsys, "epsilon", "--bound", "broken", "--eps0", "1", "--counts", "2", "--delta", "0.1")
+    assert status == INTERNAL_ERROR and status not in (0, NOT_APPLICABLE, BAD_ARGUMENTS)
+    assert out == "" and err.count("\n") == 1 and "internal error: ZeroDivisionError" in err
+    assert "Traceback" not in err
+
+
+class _Unsound(_ToyFamily):
+    bounds = {"unsound": _Toy}
+
+    def answer(self, question, bound, values):
+        return {"bound": bound, "warning": "not a proven bound", question.answer: 0.5}
+
+
+def test_a_warning_is_printed_on_stderr_with_the_answer(capsys, monkeypatch):
+    monkeypatch.setattr("shufflelib.calculator.registry.FAMILIES", [*FAMILIES, _Unsound()])
+    status, out, err = run(capsys, "epsilon", "--bound", "unsound", "--eps0", "1", "--counts", "2", "--delta", "0.1")
+    assert status == 0 and float(out) == 0.5
+    assert err == "shufflelib epsilon: warning: not a proven bound\n"
+
+
+def test_a_long_value_is_not_echoed_in_full(capsys):
+    status, _, err = run(capsys, "epsilon", "--bound", "x" * 100_000, *ARGS["epsilon"])
+    assert status == 2 and err.count("\n") == 1 and len(err) < 1000 and "100002 characters" in err
+    status, _, err = run(
+        capsys, "epsilon", "--bound", "clones", "--n", "1" * 100_000 + "x", "--eps0", "1", "--delta", "0.1"
+    )
+    assert status == 2 and len(err) < 1000 and "--n must be an integer >= 2" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--n", "1", "--eps0", "1", "--delta", "0.1"], "--n must be an integer >= 2, got '1'"),
+        (["--n", "10", "--eps0", "-1", "--delta", "0.1"], "--eps0 must be a number > 0, got '-1'"),
+        (["--n", "10", "--eps0", "1", "--delta", "1"], "--delta must be a number in (0, 1), got '1'"),
+        (["--n", "10", "--eps0", "inf", "--delta", "0.1"], "--eps0 must be a number > 0, got 'inf'"),
+        (["--n", "-inf", "--eps0", "1", "--delta", "0.1"], "--n must be an integer >= 2, got '-inf'"),
+        (["--n", "10", "--eps0", "-1e-3", "--delta", "0.1"], "--eps0 must be a number > 0, got '-1e-3'"),
+    ],
+)
+def test_errors_name_the_flag_and_the_range(capsys, argv, message):
+    status, _, err = run(capsys, "epsilon", "--bound", "clones", *argv)
+    assert status == 2 and message in err
+
+
+def test_the_module_entry_point_is_the_calculator():
+    proc = subprocess.run(
+        [sys.executable, "-m", "shufflelib", "epsilon", "--bound", "clones", *ARGS["epsilon"]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0 and proc.stderr == ""
+    assert float(proc.stdout) == get_bound("clones", "generic", None).epsilon(N, EPS0, DELTA)

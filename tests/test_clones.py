@@ -12,7 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
-from shufflelib.bounds import clones as clones_module
+from shufflelib.bounds import clone_pair as clone_pair_module
 from shufflelib.bounds.base import NotApplicableError
 from shufflelib.bounds.clones import (
     ClonesClosedForm,
@@ -65,12 +65,8 @@ def test_binomial_shortfall_matches_direct_sum(m, p, u):
 
 def test_binomial_shortfall_keeps_tiny_thresholds_exact():
     # Thresholds just above the bottom of the support, as large eps0 produces them.
-    value, _ = binomial_shortfall(
-        np.array([1, 5, 10**6]), np.array([0.5, 0.5, 1e-9]), np.array([1e-20, 3e-18, 1e-20])
-    )
-    np.testing.assert_allclose(
-        value, [0.5e-20, 3e-18 / 32, 1e-20 * math.exp(1e6 * math.log1p(-1e-9))], rtol=1e-12
-    )
+    value, _ = binomial_shortfall(np.array([1, 5, 10**6]), np.array([0.5, 0.5, 1e-9]), np.array([1e-20, 3e-18, 1e-20]))
+    np.testing.assert_allclose(value, [0.5e-20, 3e-18 / 32, 1e-20 * math.exp(1e6 * math.log1p(-1e-9))], rtol=1e-12)
 
 
 def test_binomial_range_is_tight():
@@ -103,12 +99,12 @@ def test_blocking_is_safe_and_its_slack_small(monkeypatch):
     eps = np.array([0.0, 0.001, 0.003, 0.005, 0.008])
     bound = ClonesNumerical()
     blocked = bound.delta_profile(n, eps0, eps)
-    monkeypatch.setattr(clones_module, "_BLOCKS", 10**7)  # one block per clone count: exact sum
-    clones_module._clone_blocks.cache_clear()
+    monkeypatch.setattr(clone_pair_module, "_BLOCKS", 10**7)  # one block per clone count: exact sum
+    clone_pair_module.binomial_blocks.cache_clear()
     try:
         exact = bound.delta_profile(n, eps0, eps)
     finally:
-        clones_module._clone_blocks.cache_clear()
+        clone_pair_module.binomial_blocks.cache_clear()
     assert exact[-1] < 1e-10  # the comparison reaches the small-delta regime
     assert np.all(blocked >= exact)
     assert np.all(blocked <= exact * (1 + 4e-4))  # the documented block slack
@@ -124,9 +120,7 @@ def test_matches_the_authors_reported_range():
 def test_closed_form_value_and_constants():
     # Theorem 3.1 evaluated by hand: e^4 = 54.59815, log(4e6) = 15.20181.
     inner = 8 * math.sqrt(54.598150033 * 15.201804919 / 1e5) + 8 * 54.598150033 / 1e5
-    assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(
-        math.log1p(math.tanh(2.0) * inner), rel=1e-9
-    )
+    assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(math.log1p(math.tanh(2.0) * inner), rel=1e-9)
     assert ClonesClosedForm().epsilon(100_000, 4.0, 1e-6) == pytest.approx(0.53463, abs=1e-5)
 
 
@@ -279,3 +273,28 @@ def test_curve_views_agree_with_the_bound():
         bound.curve(1, 1.0)
     with pytest.raises(NotApplicableError):
         bound.curve(10, 101.0)
+
+
+def test_decomposition_slack_is_the_brute_force_minimum():
+    """The stronger clones' condition, by loops over every (y, x, x1 != x1'): zero for k-RR."""
+    from shufflelib.bounds.stronger_clones import decomposition_slack
+    from shufflelib.randomizers import BoundedLaplace, KRandomizedResponse
+
+    for k, eps0 in ((2, 0.1), (3, 1.0), (5, 4.0)):
+        rr = KRandomizedResponse(k, eps0)
+
+        def lik(y, x, rr=rr):
+            return float(rr.likelihood(np.array(y), np.array(x)))
+
+        brute = min(
+            lik(y, x) - (lik(y, a) + lik(y, b)) / (math.exp(eps0) + 1)
+            for y in range(k)
+            for x in range(k)
+            for a in range(k)
+            for b in range(k)
+            if a != b
+        )
+        assert decomposition_slack(rr) == pytest.approx(brute, abs=1e-15)
+        assert abs(brute) < 1e-15  # attained with equality: y in {x1, x1'}, x outside
+    with pytest.raises(ValueError, match="discrete"):
+        decomposition_slack(BoundedLaplace(1.0))

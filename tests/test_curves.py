@@ -38,7 +38,7 @@ def brute_hockey(log_p: np.ndarray, log_q: np.ndarray, eps: float, dps: int = 50
     with mp.workdps(dps):
         e = mp.e ** mp.mpf(eps)
         total = mp.mpf(0)
-        for lp, lq in zip(log_p, log_q):
+        for lp, lq in zip(log_p, log_q, strict=False):
             p = mp.e ** mp.mpf(lp) if lp > -np.inf else mp.mpf(0)
             q = mp.e ** mp.mpf(lq) if lq > -np.inf else mp.mpf(0)
             total += max(p - e * q, 0)
@@ -52,9 +52,7 @@ def test_randomized_response_profile_matches_closed_form(eps0):
     eps = np.linspace(0.0, 1.2 * eps0, 61)
     got = rr.delta(eps)
     want = rr_delta(eps0, eps)
-    np.testing.assert_allclose(
-        got, want, rtol=1e-12, atol=1e-15
-    )  # atol: rounding of the log-ratio at eps = eps0
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)  # atol: rounding of the log-ratio at eps = eps0
     assert np.all(got[eps >= eps0 * (1 + 1e-12)] == 0.0)
 
 

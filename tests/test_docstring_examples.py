@@ -14,9 +14,7 @@ import shufflelib
 
 matplotlib.use("Agg")
 
-MODULES = sorted(
-    info.name for info in pkgutil.walk_packages(shufflelib.__path__, prefix="shufflelib.")
-)
+MODULES = sorted(info.name for info in pkgutil.walk_packages(shufflelib.__path__, prefix="shufflelib."))
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -92,7 +92,7 @@ def brute_force_pmfs(n: int, eps0: float, others_ones: int) -> tuple[np.ndarray,
         x = [first] + [1] * others_ones + [0] * (n - 1 - others_ones)
         pmf = np.zeros(n + 1)
         for reports in itertools.product((0, 1), repeat=n):
-            prob = math.prod(keep if r == xi else 1 - keep for r, xi in zip(reports, x))
+            prob = math.prod(keep if r == xi else 1 - keep for r, xi in zip(reports, x, strict=False))
             pmf[sum(reports)] += prob
         out.append(pmf)
     return out[0], out[1]
@@ -140,7 +140,7 @@ def test_threshold_rates_are_upper_tails():
     p0, p1 = shuffled_rr_count_pmfs(30, 1.5, 4)
     t, fpr, tpr = threshold_test_rates(p0, p1)
     assert t.tolist() == list(range(31))
-    assert fpr[0] == 1.0 and tpr[0] == 1.0   # "Y >= 0" rejects always, exactly
+    assert fpr[0] == 1.0 and tpr[0] == 1.0  # "Y >= 0" rejects always, exactly
     for y in (0, 3, 17, 30):
         assert fpr[y] == pytest.approx(p0[y:].sum(), rel=1e-12)
         assert tpr[y] == pytest.approx(p1[y:].sum(), rel=1e-12)

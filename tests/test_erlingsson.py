@@ -34,16 +34,12 @@ PROPS = settings(max_examples=40, deadline=None)
 def exact_rr_delta(n: int, eps0: float, eps: float, ones: int) -> float:
     """Exact delta of shuffled binary RR: ``ones`` of the other n - 1 users hold input 1."""
     p = 1 / (1 + math.exp(-eps0))
-    others = np.convolve(
-        binom.pmf(np.arange(ones + 1), ones, p), binom.pmf(np.arange(n - ones), n - 1 - ones, 1 - p)
-    )
+    others = np.convolve(binom.pmf(np.arange(ones + 1), ones, p), binom.pmf(np.arange(n - ones), n - 1 - ones, 1 - p))
     padded, shifted = np.append(others, 0.0), np.append(0.0, others)
     with_one = (1 - p) * padded + p * shifted  # user 1 holds 1
     with_zero = p * padded + (1 - p) * shifted  # user 1 holds 0
     t = math.exp(eps)
-    return float(
-        max(np.maximum(with_one - t * with_zero, 0).sum(), np.maximum(with_zero - t * with_one, 0).sum())
-    )
+    return float(max(np.maximum(with_one - t * with_zero, 0).sum(), np.maximum(with_zero - t * with_one, 0).sum()))
 
 
 def formula(n: int, eps0: float, delta: float) -> float:

@@ -86,9 +86,7 @@ def test_count_estimator_extreme_parameters_are_finite(eps0):
         # Unbiasedness in expectation, by linearity (E[ones] plugged in).
         p, q = rr_probs(2, eps0)
         c = 400_000_000
-        assert estimate_count(0, n, eps0) + (c * p + (n - c) * q) / math.tanh(eps0 / 2) == pytest.approx(
-            c, rel=1e-9
-        )
+        assert estimate_count(0, n, eps0) + (c * p + (n - c) * q) / math.tanh(eps0 / 2) == pytest.approx(c, rel=1e-9)
 
 
 # ---------------------------------------------------------------- k-RR

@@ -25,7 +25,7 @@ def enumerate_histograms(values: list[int], k: int, eps0: float) -> dict[tuple[i
     other = 1.0 / (math.exp(eps0) + k - 1)
     dist: dict[tuple[int, ...], float] = defaultdict(float)
     for reports in itertools.product(range(k), repeat=len(values)):
-        prob = math.prod(keep if r == v else other for r, v in zip(reports, values))
+        prob = math.prod(keep if r == v else other for r, v in zip(reports, values, strict=False))
         dist[tuple(np.bincount(reports, minlength=k))] += prob
     return dist
 
@@ -150,9 +150,7 @@ def test_curve_views():
     eps = np.linspace(0, 1, 9)
     np.testing.assert_array_equal(curve.delta(eps), bound.delta_profile(2000, 1.0, eps))
     # The curve rounds epsilon up and the bound rounds it down: they bracket the root.
-    assert (
-        bound.epsilon(2000, 1.0, 1e-6) <= curve.epsilon(1e-6) <= bound.epsilon(2000, 1.0, 1e-6) * (1 + 1e-7)
-    )
+    assert bound.epsilon(2000, 1.0, 1e-6) <= curve.epsilon(1e-6) <= bound.epsilon(2000, 1.0, 1e-6) * (1 + 1e-7)
     alpha = np.linspace(0, 1, 21)
     f = curve.tradeoff(alpha)
     assert np.all(np.diff(f) <= 1e-12) and np.all(f <= 1 - alpha + 1e-12)

@@ -180,14 +180,52 @@ def _run(*argv: str) -> subprocess.CompletedProcess:
 
 
 def test_calculator_accepts_a_personalized_population():
-    done = _run("epsilon", "--bound", "pers-clones", "--randomizer", "laplace",
-                "--eps0", "0.5,1,2", "--counts", "5000,3000,2000", "--delta", "1e-6")
+    done = _run(
+        "epsilon",
+        "--bound",
+        "pers-clones",
+        "--randomizer",
+        "laplace",
+        "--eps0",
+        "0.5,1,2",
+        "--counts",
+        "5000,3000,2000",
+        "--delta",
+        "1e-6",
+    )
     assert done.returncode == 0, done.stderr
     eps = float(done.stdout.strip().splitlines()[-1])
     pop = Population([0.5, 1.0, 2.0], [5000, 3000, 2000])
     assert eps == SoundClones(LAPLACE).epsilon(pop, 1e-6)
     helped = _run("epsilon", "--help")
     assert helped.returncode == 0 and all(name in helped.stdout for name in PERSONALIZED_BOUNDS)
-    bad = _run("epsilon", "--bound", "pers-clones", "--randomizer", "laplace",
-               "--eps0", "0.5,1", "--counts", "5000", "--delta", "1e-6")
+    bad = _run(
+        "epsilon",
+        "--bound",
+        "pers-clones",
+        "--randomizer",
+        "laplace",
+        "--eps0",
+        "0.5,1",
+        "--counts",
+        "5000",
+        "--delta",
+        "1e-6",
+    )
     assert bad.returncode == 2 and "counts" in bad.stderr
+
+
+# ------------------------------------------------------------------ large n, small delta (issue 16, item 1)
+def test_sound_clones_reach_small_delta_at_large_n_and_are_monotone_in_n():
+    """The clone count of 2·10⁶ users is accurate far below 1e-12 (no FFT floor): δ = 1e-15 is reached
+    and ε decreases with n up to 10⁹."""
+    model = SoundClones(LocalMechanism("rr"))
+    two_levels = model.epsilon(Population([1.0, 3.0], [10**6, 10**6]), 1e-15)
+    assert two_levels < 0.05  # was 2.999 (= eps_max, vacuous) with the FFT floor near 1e-12
+    assert model.epsilon(Population([1.0, 3.0], [10**6, 10**6]), 1e-12) < two_levels
+    previous = math.inf
+    for n in (3 * 10**5, 3 * 10**6, 4 * 10**6, 10**7, 10**8, 10**9):
+        eps = model.epsilon(Population([1.0, 2.0, 3.0], [1, n // 30, n]), 1e-15)
+        assert 0 < eps <= previous
+        previous = eps
+    assert model.delta(Population([1.0, 3.0], [10**6, 10**6]), two_levels) <= 1e-15

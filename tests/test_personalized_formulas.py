@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
+from shufflelib.bounds.clone_pair import binomial_shortfall
 from shufflelib.curves import DominatingPair
-from shufflelib.personalized.clone_count import CloneCount, binomial_excess, clone_pair_delta
+from shufflelib.personalized.clone_count import CloneCount, clone_pair_delta
 from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
 from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma
 from shufflelib.personalized.population import (
@@ -168,25 +169,28 @@ def test_clone_count_is_the_poisson_binomial(qs, counts):
     assert cc.tail_low <= 1e-29 + 1e-30 and cc.tail_high <= 1e-29 + 1e-30
 
 
-def test_fft_path_and_grouping():
+def test_coarse_grid_and_grouping_are_stochastically_smaller():
     rng = np.random.default_rng(3)
     q, c = rng.uniform(0.1, 0.6, 40), rng.integers(200, 600, 40)
     direct = CloneCount.from_binomials(q, c, max_direct=math.inf)
-    fft = CloneCount.from_binomials(q, c, max_direct=0)
-    assert fft.pmf_error > 0 and direct.pmf_error == 0
-    lo = max(direct.start, fft.start)
-    hi = min(direct.start + direct.pmf.size, fft.start + fft.pmf.size)
-    diff = direct.pmf[lo - direct.start : hi - direct.start] - fft.pmf[lo - fft.start : hi - fft.start]
-    assert np.max(np.abs(diff)) <= fft.pmf_error
+    coarse = CloneCount.from_binomials(q, c, max_direct=1e4)
+    assert direct.step == 1 and coarse.step > 1
+    # Each binomial X became step * floor(X / step): the cdf of the coarse count is above the exact one,
+    # and the mean drops by less than (groups) * (step - 1).
+    grid = np.arange(direct.start, direct.start + direct.pmf.size, dtype=float)
+    exact_cdf = np.cumsum(direct.pmf)
+    coarse_cdf = np.array([coarse.pmf[coarse.support <= x].sum() for x in grid])
+    assert np.all(coarse_cdf >= exact_cdf - 1e-12)
+    assert 0 < direct.mean - coarse.mean <= q.size * (coarse.step - 1)
     grouped = CloneCount.from_binomials(q, c, max_groups=4)
     assert grouped.grouped and grouped.mean < direct.mean  # smallest q of each bin: fewer clones
 
 
-def test_binomial_excess_matches_a_direct_sum():
-    for m, d in ((10, -0.3), (25, 1.7), (101, 4.2)):
+def test_binomial_shortfall_of_a_fair_coin_matches_a_direct_sum():
+    for m, u in ((10, 3.3), (25, 9.7), (101, 44.2)):
         x = np.arange(m + 1)
-        direct = np.sum(stats.binom.pmf(x, m, 0.5) * np.maximum(x - m / 2 - d, 0))
-        value, err = binomial_excess(np.array([float(m)]), 0.5, np.array([d]))
+        direct = np.sum(stats.binom.pmf(x, m, 0.5) * np.maximum(u - x, 0))
+        value, err = binomial_shortfall(np.array([float(m)]), 0.5, np.array([u]))
         assert abs(value[0] - direct) <= err[0] + 1e-15
 
 
@@ -215,7 +219,7 @@ def test_theorem2_is_lambda_times_the_p0_q0_divergence_and_above_the_pair(w, q, 
     lp, lq = _pair_atoms(plan, w)
     assert got >= DominatingPair(lp, lq).delta(eps) - 1e-12
     # ... and never below its floor lambda E[2^-C].
-    floor = lam * float(np.dot(plan.count.pmf, 2.0 ** -plan.count.support))
+    floor = lam * float(np.dot(plan.count.pmf, 2.0**-plan.count.support))
     assert got >= floor * (1 - 1e-9)
 
 

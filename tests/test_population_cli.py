@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from shufflelib.__main__ import main
 from shufflelib.bounds.base import NotApplicableError
-from shufflelib.population.cli import (
+from shufflelib.calculator import main
+from shufflelib.calculator.population import (
     POPULATION_FORMS,
     PopulationFamily,
     parse_population,
@@ -110,6 +110,8 @@ def test_module_entry_point():
     """``python -m shufflelib`` runs this module's family (the registration is not circular)."""
     argv = ["epsilon", "--bound", "pop-poisson", "--population", "poisson:5000", "--eps0", "1", "--delta", "1e-5"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-m", "shufflelib", *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "shufflelib", *argv], capture_output=True, text=True, env=env, cwd=ROOT, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert float(done.stdout.strip().splitlines()[-1]) == pytest.approx(0.12555, abs=5e-6)

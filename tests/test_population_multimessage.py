@@ -86,7 +86,7 @@ def test_lemma4_is_above_the_exact_privacy_of_the_sum(n, tau, p):
     eps = np.array([0.3, 0.6, 1.0, 2.0])
     exact = exact_sum_delta(eps, tau, p, n)
     bound = lemma4_delta(float(eps[0]), tau, p, n)
-    for e, d in zip(eps, exact):
+    for e, d in zip(eps, exact, strict=False):
         assert lemma4_delta(float(e), tau, p, n) >= d
     assert bound <= 1.0
 
@@ -187,7 +187,9 @@ def test_multi_union_noise_and_estimates():
     ones = rng.binomial(n, 0.33)
     err = union.simulate_means(n, ones, rng) - ones / n
     assert abs(err.mean()) < 4 * err.std() / math.sqrt(err.size)
-    assert np.var(err * n) == pytest.approx(np.mean(n / union.n1) * 2 * union.a / (1 - union.a) ** 2 / union.p**2, rel=0.05)
+    assert np.var(err * n) == pytest.approx(
+        np.mean(n / union.n1) * 2 * union.a / (1 - union.a) ** 2 / union.p**2, rel=0.05
+    )
 
 
 def test_table_2_binomial_row_fails_and_the_others_hold():

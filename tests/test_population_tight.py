@@ -32,7 +32,7 @@ def _clone_pair(c_values, c_probs, eps0):
     """The pair (A + B, C - A + 1 - B) vs (A + 1 - B, C - A + B), enumerated atom by atom."""
     theta = 1.0 / (1.0 + math.exp(-eps0))
     atoms: dict[tuple[int, int], list[float]] = {}
-    for c, pc in zip(c_values, c_probs):
+    for c, pc in zip(c_values, c_probs, strict=False):
         for a in range(c + 1):
             w = pc * stats.binom.pmf(a, c, 0.5)
             for b, wb in ((1, theta), (0, 1.0 - theta)):
@@ -76,7 +76,7 @@ def test_exact_rr_matches_enumeration_of_the_output():
     eps0 = 1.5
     p_lo = 1.0 / (math.exp(eps0) + 1.0)
     log_p, log_q = [], []
-    for others, w in zip(law.values, law.probs):
+    for others, w in zip(law.values, law.probs, strict=False):
         base = stats.binom.pmf(np.arange(others + 1), others, p_lo)
         log_p += list(np.log(w * np.convolve(base, [1 - p_lo, p_lo])))  # user 1 holds 0
         log_q += list(np.log(w * np.convolve(base, [p_lo, 1 - p_lo])))  # user 1 holds 1

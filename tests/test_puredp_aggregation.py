@@ -20,6 +20,7 @@ from shufflelib.puredp import (
     level_budgets,
     linf_error_bound,
     local_rr_mse,
+    max_abs_dlap_bound,
     real_sum_analyze,
     real_sum_messages,
     real_sum_params,
@@ -159,3 +160,11 @@ def test_bad_inputs_are_rejected() -> None:
         expected_max_abs_dlap(0, 1.0)
     with pytest.raises(ValueError, match="uniform_share"):
         level_budgets(3, 1.0, uniform_share=1.5)
+
+
+@pytest.mark.parametrize("buckets", [1, 2, 64, 1024, 10**6])
+@pytest.mark.parametrize("a", [0.05, 0.45, 1.0, 3.0])
+def test_max_abs_dlap_bound_holds_and_is_of_the_right_order(buckets, a):
+    exact = expected_max_abs_dlap(buckets, a)
+    bound = max_abs_dlap_bound(buckets, a)
+    assert exact <= bound <= exact + 2.0 / a + 2.0  # the bound is loose by at most O(1/a)

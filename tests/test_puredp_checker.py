@@ -84,7 +84,7 @@ def test_reference_values_of_rule_d() -> None:
     assert cert.direction1 == 0.5 and cert.argmax == 73
     assert abs(cert.direction2 - 0.568322647) < 1e-8
     expected = [0.5605, 0.5546, 0.5494, 0.5446, 0.5407, 0.5371, 0.5340, 0.5314, 0.5292]
-    for n, value in zip(range(2, 11), expected):
+    for n, value in zip(range(2, 11), expected, strict=False):
         loss = exact_privacy_loss(n, RULE_D)
         assert round(loss.epsilon, 4) == value
         assert loss.worst_k == 0 and loss.direction == 2 and loss.worst_cell[0] == loss.worst_cell[1]

@@ -60,7 +60,10 @@ def test_paper_rule_gives_q_above_one() -> None:
 
 def test_practical_rule_sends_far_fewer_messages() -> None:
     n = 10**6
-    cost = {rule: counting_params(n, 1.0, 0.5, rule).expected_messages(n) for rule in ["corrected", "condition7", "practical"]}
+    cost = {
+        rule: counting_params(n, 1.0, 0.5, rule).expected_messages(n)
+        for rule in ["corrected", "condition7", "practical"]
+    }
     assert cost["practical"] < cost["condition7"] / 2 < cost["corrected"] / 40
 
 

@@ -167,9 +167,7 @@ def test_laplace_blanket_weight_by_numeric_integration(eps0, low, high):
         (high, high + 40 * b),
         (high + 40 * b, np.inf),
     ]
-    gamma = sum(
-        integrate.quad(min_density, a, c, epsabs=1e-13, epsrel=1e-11, limit=200)[0] for a, c in pieces
-    )
+    gamma = sum(integrate.quad(min_density, a, c, epsabs=1e-13, epsrel=1e-11, limit=200)[0] for a, c in pieces)
     assert gamma == pytest.approx(lap.blanket_weight, rel=1e-8)
     assert lap.blanket_weight == pytest.approx(math.exp(-eps0 / 2), rel=1e-15)
     # omega(y) = min_x p(y|x) / gamma is the Laplace(mid, b) density.

@@ -35,8 +35,15 @@ def brute_view(n_slots: int, gamma: float, d: int, lam: float, eps: float) -> fl
                 idle = n_slots - a - b - r
                 if gamma == 1.0 and idle > 0:
                     continue
-                log = (gammaln(n_slots + 1) - gammaln(a + 1) - gammaln(b + 1) - gammaln(r + 1) - gammaln(idle + 1)
-                       + (a + b) * math.log(g) + r * math.log((d - 2) * g))
+                log = (
+                    gammaln(n_slots + 1)
+                    - gammaln(a + 1)
+                    - gammaln(b + 1)
+                    - gammaln(r + 1)
+                    - gammaln(idle + 1)
+                    + (a + b) * math.log(g)
+                    + r * math.log((d - 2) * g)
+                )
                 if idle:
                     log += idle * math.log(1 - gamma)
                 w = math.exp(log)

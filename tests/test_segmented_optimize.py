@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from shufflelib.__main__ import QUESTIONS
-from shufflelib.bounds.base import NotApplicableError
+from shufflelib.calculator import QUESTIONS
+from shufflelib.calculator.segmented import SegmentedFamily
 from shufflelib.segmented.baselines import (
     mm_shuffle,
     sep_mm,
@@ -18,7 +18,6 @@ from shufflelib.segmented.baselines import (
     subexp_shuffle,
     subexp_total_variation,
 )
-from shufflelib.segmented.cli import SegmentedFamily
 from shufflelib.segmented.group import item_budget
 from shufflelib.segmented.optimize import (
     blanket_threshold,
@@ -121,17 +120,18 @@ def test_baselines_order_and_structure():
 def test_calculator_family():
     fam = SegmentedFamily()
     base = {"n": "5000", "m": "2", "d": "17", "s": "4", "lam": "0.5", "slots": None, "group": None}
-    eps_paper = fam.answer(QUESTIONS[0], "segmented-thm3", {**base, "delta": "2e-6"})["eps"]
-    eps_exact = fam.answer(QUESTIONS[0], "segmented-exact", {**base, "delta": "2e-6"})["eps"]
+    eps_paper = fam.ask(QUESTIONS[0], "segmented-thm3", {**base, "delta": "2e-6"})["eps"]
+    eps_exact = fam.ask(QUESTIONS[0], "segmented-exact", {**base, "delta": "2e-6"})["eps"]
     assert eps_exact > 1.5 * eps_paper
-    eps_slots = fam.answer(QUESTIONS[0], "segmented-exact", {**base, "slots": "4", "delta": "2e-6"})["eps"]
+    eps_slots = fam.ask(QUESTIONS[0], "segmented-exact", {**base, "slots": "4", "delta": "2e-6"})["eps"]
     assert eps_slots < 1.1 * eps_paper
-    delta = fam.answer(QUESTIONS[1], "segmented-thm3", {**base, "eps": str(eps_paper)})["delta"]
+    delta = fam.ask(QUESTIONS[1], "segmented-thm3", {**base, "eps": str(eps_paper)})["delta"]
     assert delta <= 2e-6 * (1 + 1e-6)
-    with pytest.raises(NotApplicableError, match="largest reporting probability"):
-        fam.answer(QUESTIONS[2], "segmented-thm3", {**base, "eps": "0.5", "delta": "2e-6"})
+    record = fam.ask(QUESTIONS[2], "segmented-thm3", {**base, "eps": "0.5", "delta": "2e-6"})
+    assert fam.answer_key(QUESTIONS[2], "segmented-thm3") == "lam"
+    assert record["lam"] == max_reporting_probability(5000, 2.0, 17, 4, 0.5, 2e-6)
     with pytest.raises(ValueError, match="slots"):
-        fam.answer(QUESTIONS[0], "segmented-thm3", {**base, "slots": "1", "delta": "2e-6"})
+        fam.ask(QUESTIONS[0], "segmented-thm3", {**base, "slots": "1", "delta": "2e-6"})
     assert [a.flag for a in fam.arguments(QUESTIONS[0])][:5] == ["--n", "--m", "--d", "--s", "--lam"]
 
 

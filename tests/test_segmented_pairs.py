@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import gammaln
+from scipy.stats import binom
 
+from shufflelib.bounds.clone_pair import clone_pair_delta
 from shufflelib.bounds.exact import concentrated_delta
 from shufflelib.segmented.clone_pairs import (
     ClonePair,
@@ -39,8 +41,12 @@ def brute_pair(pair: ClonePair, eps: float) -> float:
         xs, ys = x[ok], y[ok]
         with np.errstate(divide="ignore"):
             log = (
-                gammaln(n + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(n - xs - ys + 1)
-                + (xs + ys) * np.log(r) + (n - xs - ys) * np.log1p(-2 * r)
+                gammaln(n + 1)
+                - gammaln(xs + 1)
+                - gammaln(ys + 1)
+                - gammaln(n - xs - ys + 1)
+                + (xs + ys) * np.log(r)
+                + (n - xs - ys) * np.log1p(-2 * r)
             )
         out[ok] = np.exp(log)
         return out
@@ -126,7 +132,7 @@ def test_theorem1_as_restated_fails_for_a_distinguishable_residual():
     # whether the victim was "residual", which the pair forgets.
     victim0, victim1 = [0.3, 0.1, 0.6, 0.0], [0.1, 0.3, 0.6, 0.0]
     other = [0.1, 0.1, 0.2, 0.6]
-    assert max(v / o for v, o in zip(victim0, other) if o > 0) == pytest.approx(3.0)
+    assert max(v / o for v, o in zip(victim0, other, strict=False) if o > 0) == pytest.approx(3.0)
     n = 8
     p = histogram_law([victim0] + [other] * (n - 1))
     q = histogram_law([victim1] + [other] * (n - 1))
@@ -169,8 +175,14 @@ def test_poisson_pair_is_the_law_of_the_two_victim_cells():
         out = np.zeros(x.shape)
         xs, ys = x[ok], y[ok]
         nn = pair.trials
-        log = (gammaln(nn + 1) - gammaln(xs + 1) - gammaln(ys + 1) - gammaln(nn - xs - ys + 1)
-               + (xs + ys) * np.log(pair.rate) + (nn - xs - ys) * np.log1p(-2 * pair.rate))
+        log = (
+            gammaln(nn + 1)
+            - gammaln(xs + 1)
+            - gammaln(ys + 1)
+            - gammaln(nn - xs - ys + 1)
+            + (xs + ys) * np.log(pair.rate)
+            + (nn - xs - ys) * np.log1p(-2 * pair.rate)
+        )
         out[ok] = np.exp(log)
         return out
 
@@ -222,3 +234,15 @@ def test_curve_epsilon_certifies_delta():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_without_a_third_outcome_the_pair_is_the_core_clone_pair():
+    """``w_rest = 0``: the variation-ratio pair is the clone pair of :mod:`shufflelib.bounds.clone_pair`
+    with local log-odds ``log(w_near / w_far)`` (computed there by a different method)."""
+    eps = np.array([0.0, 0.1, 0.5, 1.0])
+    for trials, rate, w_near in ((10, 0.25, 0.8), (1000, 0.05, 0.7), (0, 0.1, 0.9)):
+        pair = ClonePair(trials, rate, w_near, 1.0 - w_near, 0.0).delta(eps, resolution=None)
+        counts = np.arange(trials + 1.0)
+        core = clone_pair_delta(eps, math.log(w_near / (1.0 - w_near)), counts, binom.pmf(counts, trials, 2 * rate))
+        big = core > 1e-20
+        assert np.allclose(pair[big], core[big], rtol=1e-6)

@@ -81,8 +81,9 @@ def test_bias_when_level_choice_depends_on_the_data():
     cons = CatalogueSets([[0, 1, 2, 3]], 8)
     lib = CatalogueSets([[4, 5, 6, 7]], 8)
     nk = np.array([500, 500])
-    holders = np.stack([cons.sample_holders(500, np.random.default_rng(0))[0],
-                        lib.sample_holders(500, np.random.default_rng(0))[0]])
+    holders = np.stack(
+        [cons.sample_holders(500, np.random.default_rng(0))[0], lib.sample_holders(500, np.random.default_rng(0))[0]]
+    )
     target = estimator_target(holders, [0.3, 1.0], nk)
     truth = (holders.sum(axis=0)) / 1000
     assert target[0] == pytest.approx(0.3 * 500 / (0.3 * 500 + 500))
@@ -155,7 +156,10 @@ def test_moments_by_hand():
         (lambda: level_histogram([0, 1], 2, eps_p=1.0), "rng"),
         (lambda: estimate_frequencies([1, 2], 2, SegmentedParameters(1.0, (0.5, 1.0)), [1]), "level_counts"),
         (lambda: estimate_frequencies([1, 2], 2, SegmentedParameters(1.0, (0.0,)), [2]), "must be > 0"),
-        (lambda: simulate_counts(np.zeros((2, 5)), 3, SegmentedParameters(1.0, (1.0,)), np.random.default_rng(0)), "one row per level"),
+        (
+            lambda: simulate_counts(np.zeros((2, 5)), 3, SegmentedParameters(1.0, (1.0,)), np.random.default_rng(0)),
+            "one row per level",
+        ),
         (lambda: randomize_users([[0, 9]], [0], SegmentedParameters(1.0, (1.0,)), 5, np.random.default_rng(0)), "sets"),
         (lambda: expected_mse([10], SegmentedParameters(1.0, (1.0,)), 10, 2, 3.0), "sum_sq"),
         (lambda: UniformSets(5, 6), "s must be"),

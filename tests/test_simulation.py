@@ -53,9 +53,7 @@ def two_sample_pvalue(a: list, b: list) -> float:
 def binary_rr_pmf(c: int, n: int, eps0: float) -> np.ndarray:
     e = math.exp(eps0)
     p = e / (e + 1)
-    return np.convolve(
-        stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, 1 - p)
-    )
+    return np.convolve(stats.binom.pmf(np.arange(c + 1), c, p), stats.binom.pmf(np.arange(n - c + 1), n - c, 1 - p))
 
 
 def krr_histogram_pmf(true_counts: list[int], eps0: float) -> dict[tuple[int, ...], float]:
@@ -132,10 +130,7 @@ def test_krr_histograms_match_message_level_in_distribution():
     # Power: the same test rejects a neighbouring eps0.
     wrong = krr_histogram_pmf(true_counts, 1.1)
     counts = Counter(fast)
-    assert (
-        pooled_chisquare(np.array([counts[key] for key in keys]), np.array([wrong[key] for key in keys]))
-        < ALPHA
-    )
+    assert pooled_chisquare(np.array([counts[key] for key in keys]), np.array([wrong[key] for key in keys])) < ALPHA
 
 
 @pytest.mark.parametrize(

@@ -27,7 +27,6 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-
 from test_chapters import toc_files
 
 ROOT = Path(__file__).resolve().parents[1]

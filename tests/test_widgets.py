@@ -67,7 +67,10 @@ def test_caption_is_shown_under_each_picture() -> None:
 def test_html_cells_and_wrong_return_type() -> None:
     box = figure_explorer(lambda x: f"<table><tr><td>{x}</td></tr></table>", {"x": [1, 2]})
     stack = box.children[-1]
-    assert [cell.value for cell in stack.children] == ["<table><tr><td>1</td></tr></table>", "<table><tr><td>2</td></tr></table>"]
+    assert [cell.value for cell in stack.children] == [
+        "<table><tr><td>1</td></tr></table>",
+        "<table><tr><td>2</td></tr></table>",
+    ]
     with pytest.raises(ValueError, match="plot must return"):
         figure_explorer(lambda x: 42, {"x": [1]})
 

@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 from abc import ABC
+from collections.abc import Callable
 from typing import ClassVar
 
-from .._roots import first_true, last_true
+from .._roots import first_true, largest_reaching
 from .._validation import check_int, check_nonnegative, check_positive, check_probability
+from ..curves import invert_profile
 
-__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS"]
+__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS", "delta_from_epsilon", "largest_eps0"]
 
 #: Mechanism families a bound may be specialised to.
 MECHANISMS = ("generic", "laplace", "krr")
@@ -82,12 +84,14 @@ class AmplificationBound(ABC):
     reference: ClassVar[str] = ""
     #: Mechanism families the theorem covers.
     mechanisms: ClassVar[tuple[str, ...]] = ("generic",)
+    #: True for an upper bound on the privacy loss (ε, δ rounded up, ``eps0`` down); False for a
+    #: lower bound (an attained pair: δ and ε rounded down). The default inversions follow it.
+    upper: ClassVar[bool] = True
 
     def __init__(self, mechanism: str = "generic", k: int | None = None) -> None:
         if mechanism not in self.mechanisms:
             raise ValueError(
-                f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, "
-                f"got {mechanism!r}"
+                f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, got {mechanism!r}"
             )
         if mechanism == "krr":
             if k is None:
@@ -122,23 +126,8 @@ class AmplificationBound(ABC):
         raise NotImplementedError
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        """ε(δ) for validated inputs; default: invert :meth:`_delta`."""
-        if delta >= self._delta_checked(n, eps0, 0.0):
-            return 0.0
-        hi = eps0
-        if self._delta_checked(n, eps0, hi) > delta:
-            # Bounds that do not cap at eps0: search further out.
-            while self._delta_checked(n, eps0, hi) > delta:
-                hi *= 2.0
-                if hi > 1e6:
-                    return math.inf
-        log_target = math.log(delta)
-        return first_true(
-            lambda e: self._delta_checked(n, eps0, e) <= delta,
-            lambda e: _safe_log(self._delta_checked(n, eps0, e)) - log_target,
-            0.0,
-            hi,
-        )
+        """ε(δ) for validated inputs; default: invert :meth:`_delta` in the direction of :attr:`upper`."""
+        return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, upper=self.upper, cap=1e6)
 
     def _delta_checked(self, n: int, eps0: float, eps: float) -> float:
         d = float(self._delta(n, eps0, eps))
@@ -169,26 +158,7 @@ class AmplificationBound(ABC):
         self._require(n, eps0)
         if type(self)._delta is not AmplificationBound._delta:
             return self._delta_checked(n, eps0, eps)
-        # Closed form in ε(δ), decreasing in δ: find the smallest δ whose ε is <= eps.
-        hi = 1.0 - 1e-12
-        if self._epsilon_valid(n, eps0, hi) > eps:
-            return 1.0
-        lo = DELTA_FLOOR
-        if self._epsilon_valid(n, eps0, lo) <= eps:
-            return lo
-
-        def score(d: float) -> float:
-            v = self._epsilon_valid(n, eps0, d)
-            return (v - eps) if math.isfinite(v) else 1e300
-
-        return first_true(
-            lambda d: self._epsilon_valid(n, eps0, d) <= eps,
-            score,
-            lo,
-            hi,
-            rtol=1e-9,
-            atol=0.0,
-        )
+        return delta_from_epsilon(lambda d: self._epsilon_valid(n, eps0, d), eps)
 
     def _epsilon_valid(self, n: int, eps0: float, delta: float) -> float:
         if self.validity(n, eps0, delta) is not None:
@@ -250,24 +220,55 @@ class AmplificationBound(ABC):
         n = check_int("n", n, minimum=2)
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
+        return largest_eps0(lambda e0: self._epsilon_valid(n, e0, delta), eps, delta, self.name, f" at n={n}")
 
-        def ok(e0: float) -> bool:
-            return self._epsilon_valid(n, e0, delta) <= eps
 
-        def score(e0: float) -> float:
-            v = self._epsilon_valid(n, e0, delta)
-            return (v - eps) if math.isfinite(v) else 1e300
+def delta_from_epsilon(epsilon_at: Callable[[float], float], eps: float) -> float:
+    """Smallest δ whose ``epsilon_at(δ)`` (a closed form, non-increasing in δ; ``inf`` outside the
+    theorem's range) is ``<= eps``, rounded up; 1 if none, ``DELTA_FLOOR`` (1e-300) if every δ does.
 
-        lo = min(eps, EPS0_MAX)
-        if not ok(lo):
-            # Bounds that are not capped at eps0 may need a smaller local eps0.
-            while lo > 1e-9 and not ok(lo):
-                lo /= 2.0
-            if not ok(lo):
-                raise NotApplicableError(
-                    f"{self.name} bound not applicable: no eps0 reaches eps={eps}, delta={delta} at n={n}"
-                )
-        return last_true(ok, score, lo, EPS0_MAX)
+    Examples
+    --------
+    >>> import math
+    >>> round(delta_from_epsilon(lambda d: math.sqrt(math.log(1 / d)), 3.0), 6)  # exp(-9)
+    0.000123
+    """
+    hi = 1.0 - 1e-12
+    if epsilon_at(hi) > eps:
+        return 1.0
+    lo = DELTA_FLOOR
+    if epsilon_at(lo) <= eps:
+        return lo
+
+    def score(d: float) -> float:
+        v = epsilon_at(d)
+        return (v - eps) if math.isfinite(v) else 1e300
+
+    return first_true(lambda d: epsilon_at(d) <= eps, score, lo, hi, rtol=1e-9, atol=0.0)
+
+
+def largest_eps0(epsilon_at: Callable[[float], float], eps: float, delta: float, name: str, where: str = "") -> float:
+    """Largest ``eps0`` in ``(0, 50]`` whose central ``epsilon_at(eps0)`` is ``<= eps`` (rounded down).
+
+    The one "largest local parameter reaching (ε, δ)" search of the bounds
+    (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)``, halving down to
+    ``1e-9`` for bounds not capped at ``eps0``; ``epsilon_at`` returns ``inf`` where the theorem
+    does not apply.
+
+    Raises
+    ------
+    NotApplicableError
+        If no ``eps0`` reaches the target (``name`` and ``where`` complete the message).
+
+    Examples
+    --------
+    >>> round(largest_eps0(lambda e0: e0 / 10, 0.5, 1e-6, "toy"), 6)
+    5.0
+    """
+    found = largest_reaching(epsilon_at, eps, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-9)
+    if found is None:
+        raise NotApplicableError(f"{name} bound not applicable: no eps0 reaches eps={eps}, delta={delta}{where}")
+    return found
 
 
 def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
@@ -276,7 +277,3 @@ def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
 
 def _check_eps(eps: float) -> float:
     return check_nonnegative("eps", eps)
-
-
-def _safe_log(x: float) -> float:
-    return math.log(x) if x > 0 else -1e300

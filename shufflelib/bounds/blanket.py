@@ -83,6 +83,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from ..randomizers import BoundedLaplace, GenericLDP, KRandomizedResponse
 from .base import DELTA_FLOOR, AmplificationBound
 
 __all__ = ["BlanketBennett", "BlanketHoeffding"]
@@ -180,7 +181,7 @@ def _generic(eps0: float, eps: np.ndarray) -> _Blanket:
     # v = e^eps0 (e^2eps + 1) - 2 e^(eps - 3 eps0) = e^eps0 a^2 + 2 e^(eps - 3 eps0) (e^(4 eps0) - 1)
     log_second = np.logaddexp(eps0 + 2.0 * log_a, _LOG2 + eps - 3.0 * eps0 + _log_expm1(4.0 * eps0))
     return _Blanket(
-        log_gamma=-eps0,
+        log_gamma=GenericLDP(eps0).log_blanket_weight,
         log_1m_gamma=math.log(-math.expm1(-eps0)),
         log_span=eps0 + math.log(-math.expm1(-2.0 * eps0)),
         log_upper=eps0 + np.log(-np.expm1(eps - 2.0 * eps0)),
@@ -201,7 +202,7 @@ def _laplace(eps0: float, eps: np.ndarray) -> _Blanket:
     log_beta = math.log(-math.expm1(-u))
     terms = np.stack([2.0 * log_a, np.logaddexp(2.0 * eps, 0.0) + log_alpha, _LOG2 + eps + 2.0 * log_beta])
     return _Blanket(
-        log_gamma=-u,
+        log_gamma=BoundedLaplace(eps0).log_blanket_weight,
         log_1m_gamma=log_beta,
         log_span=u + math.log(-math.expm1(-eps0)),
         log_upper=u + np.log(-np.expm1(eps - eps0)),
@@ -214,7 +215,7 @@ def _krr(eps0: float, eps: np.ndarray, k: int) -> _Blanket:
     log_a = _log_expm1(eps)
     log_km1 = math.log(k - 1)
     log_norm = float(np.logaddexp(eps0, log_km1))
-    log_gamma = math.log(k) - log_norm
+    log_gamma = KRandomizedResponse(k, eps0).log_blanket_weight
     log_1m_gamma = float(_log_expm1(eps0)) - log_norm
     # v = a^2 + (1 - gamma)^2 (k (1 + e^2eps) - a^2) and k (1 + e^2eps) - a^2 = (k-1)(1 + e^2eps) + 2 e^eps
     log_excess = np.logaddexp(log_km1 + np.logaddexp(0.0, 2.0 * eps), _LOG2 + eps)
@@ -256,9 +257,7 @@ def _bennett_tail(blanket: _Blanket, log_a: np.ndarray, eps: np.ndarray) -> tupl
     return blanket.log_upper - _log_log1p_exp(log_beta), c
 
 
-def _log_profile(
-    tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: np.ndarray
-) -> np.ndarray:
+def _log_profile(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     """Log of the theorem's bound on ``delta`` at each ``eps`` in ``(0, eps0)`` (before capping)."""
     blanket = _blanket(mechanism, eps0, eps, k)
     log_const, c = tail(blanket, _log_expm1(eps), eps)

@@ -39,46 +39,41 @@ with ``C ~ Bin(n - 1, p)``, ``A ~ Bin(C, 1/2)``, ``Δ ~ Bern(e^{eps0}/(e^{eps0}+
   form is at least 1.7 times the exact divergence of the clone pair it is
   derived from (``ClonesNumerical``).
 
-The module also holds the binomial machinery shared with
-:mod:`~shufflelib.bounds.stronger_clones` and :mod:`~shufflelib.bounds.exact`.
+Both the pair and the binomial machinery live in :mod:`~shufflelib.bounds.clone_pair`
+(re-exported here: ``binomial_shortfall``, ``binomial_range``, ``BINOM_RTOL``).
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
-from scipy.stats import binom
 
-from .._roots import first_true
-from ..curves import ProfileCurve
-from .base import DELTA_FLOOR, AmplificationBound, _check_n_eps0
+from ..curves import ProfileCurve, invert_profile
+from .base import AmplificationBound, _check_n_eps0
+from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
+    BINOM_RTOL,
+    _log_sinh,
+    _scaled_sum,
+    binomial_blocks,
+    binomial_range,
+    binomial_shortfall,
+    clone_pair_delta,
+)
 
 __all__ = [
     "EPS0_LIMIT",
     "ClonePairBound",
     "ClonesClosedForm",
     "ClonesNumerical",
+    "fmt_epsilon",
     "binomial_range",
     "binomial_shortfall",
+    "BINOM_RTOL",
 ]
 
-#: Assumed relative accuracy of scipy's binomial pmf / sf (Boost). Measured <= 3e-11
-#: against 30-digit mpmath for n up to 1e9; we budget 1e-9.
-BINOM_RTOL = 1e-9
-#: Thresholds this close to the bottom of the support are summed term by term.
-_DIRECT_TERMS = 64
-#: Tail probability beyond which the clone count is lumped into one (rigorously bounded) block.
-_TAIL = 1e-300
-#: Tail probability delimiting the central range of the clone count ...
-_CENTRAL_TAIL = 1e-20
-#: ... cut into this many blocks ...
-_BLOCKS = 2048
-#: ... and the number of blocks of each outer range (up to ``_TAIL``).
-_OUTER_BLOCKS = 64
 #: Largest eps0 the numerical evaluations support (beyond it e^{-eps0} nears the float range).
 EPS0_LIMIT = 100.0
 #: Relative margin used to round closed forms up ...
@@ -87,171 +82,17 @@ _ROUNDING = 1e-12
 _INVERSE_ROUNDING = 1e-10
 
 
-def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``E[(u − X)^+]`` for ``X ~ Bin(m, p)``, with a bound on its rounding error.
-
-    With ``r = ceil(u) − 1`` (the largest integer below ``u``):
-
-    * ``r < 64``: the positive terms ``(u − x) Pr(X = x)``, ``x <= r``, are summed
-      directly, so thresholds just above the bottom of the support (tiny ``u``,
-      which is where large ``eps0`` puts them) keep full relative precision;
-    * otherwise the identity ``E[(X − mp) 1{X <= r}] = −m p (1 − p) Pr(Bin(m − 1, p) = r)``
-      gives ``(u − mp) Pr(X <= r) + m p (1 − p) Pr(Bin(m − 1, p) = r)``, whose
-      cancellation is accounted for in the error bound.
-
-    ``E[(X − t)^+]`` is ``binomial_shortfall(m, 1 − p, m − t)`` (apply it to ``m − X``).
-
-    Parameters
-    ----------
-    m
-        Numbers of trials (integers >= 0, as floats or ints).
-    p
-        Success probability: 0 or in ``[1e-300, 1]`` (Boost's binomial pmf
-        overflows on subnormal ``p``; the bounds only use ``p >= e^{-100}/k``).
-    u
-        Threshold.
-
-    Returns
-    -------
-    value, err
-        Arrays (broadcast shape): the expectation (>= 0) and a bound on its
-        absolute rounding error (assuming pmf/cdf accurate to ``BINOM_RTOL``).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> v, e = binomial_shortfall(np.array([4]), 0.5, np.array([2.5]))  # E[(2.5 - X)^+], X ~ Bin(4, 1/2)
-    >>> round(float(v[0]), 12)  # (2.5 * 1 + 1.5 * 4 + 0.5 * 6) / 16
-    0.71875
-    """
-    m, p, u = np.broadcast_arrays(
-        np.asarray(m, dtype=float), np.asarray(p, dtype=float), np.asarray(u, dtype=float)
-    )
-    value = np.zeros(m.shape)
-    err = np.zeros(m.shape)
-    r = np.minimum(np.ceil(u) - 1.0, m)  # X <= r <=> X < u
-    direct = (r >= 0) & (r < _DIRECT_TERMS)
-    if direct.any():
-        x = np.arange(_DIRECT_TERMS, dtype=float)[None, :]
-        mm, pp, uu, rr = (a[direct][:, None] for a in (m, p, u, r))
-        terms = np.where(x <= rr, (uu - x) * binom.pmf(x, mm, pp), 0.0)
-        value[direct] = terms.sum(axis=1)
-        err[direct] = BINOM_RTOL * value[direct]
-    closed = r >= _DIRECT_TERMS
-    if closed.any():
-        mm, pp, uu, rr = m[closed], p[closed], u[closed], r[closed]
-        a = (uu - mm * pp) * binom.cdf(rr, mm, pp)
-        b = mm * pp * (1.0 - pp) * binom.pmf(rr, mm - 1.0, pp)
-        value[closed] = np.maximum(a + b, 0.0)
-        err[closed] = BINOM_RTOL * (np.abs(a) + np.abs(b))
-    return value, err
-
-
-def _log_sinh(x: np.ndarray | float) -> np.ndarray:
-    """``log(sinh(x))`` for ``x > 0``, without overflow or cancellation."""
-    x = np.asarray(x, dtype=float)
-    return x - math.log(2.0) + np.log(-np.expm1(-2.0 * x))
-
-
-def _log_cosh(x: np.ndarray | float) -> np.ndarray:
-    """``log(cosh(x))`` for ``x >= 0``, without overflow."""
-    x = np.asarray(x, dtype=float)
-    return x - math.log(2.0) + np.log1p(np.exp(-2.0 * x))
-
-
-def _scaled_sum(value: np.ndarray, log_scale: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``sum_j value[i, j] · exp(log_scale[i, j]) · weight[j]`` without overflow (``value >= 0``)."""
-    terms = np.zeros(np.broadcast_shapes(value.shape, log_scale.shape))
-    value, log_scale = np.broadcast_arrays(value, log_scale)
-    pos = value > 0
-    terms[pos] = np.exp(np.log(value[pos]) + log_scale[pos])
-    return terms @ weight
-
-
-@lru_cache(maxsize=256)
-def binomial_range(trials: int, prob: float, tail: float) -> tuple[int, int]:
-    """Integers ``lo <= hi`` with ``Pr(X < lo) <= tail`` and ``Pr(X > hi) <= tail``, ``X ~ Bin(trials, prob)``.
-
-    ``lo`` and ``hi`` are the tightest such integers (bisection on the cdf and
-    sf; scipy's quantile functions are unreliable for tails below ~1e-30).
-
-    Examples
-    --------
-    >>> from shufflelib.bounds.clones import binomial_range
-    >>> binomial_range(10, 0.5, 1e-3)
-    (1, 9)
-    """
-
-    def first(pred) -> int:  # smallest x in [0, trials] with pred(x); pred(trials) holds
-        lo, hi = 0, trials
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if pred(mid):
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    low = first(lambda x: binom.cdf(x, trials, prob) > tail)
-    high = first(lambda x: binom.sf(x, trials, prob) <= tail)
-    return low, max(high, low)
-
-
-@lru_cache(maxsize=64)
-def _clone_blocks(trials: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
-    """Blocks covering the support of ``Bin(trials, prob)``: their first points and masses.
-
-    The central range (tail mass ``_CENTRAL_TAIL`` per side) is cut into at most
-    ``_BLOCKS`` blocks of equal width (width 1, i.e. exact, when it has fewer
-    points); each outer range up to tail mass ``_TAIL`` into ``_OUTER_BLOCKS``
-    blocks; each remaining tail is one block.
-    """
-    lo, hi = binomial_range(trials, prob, _TAIL)
-    c_lo, c_hi = binomial_range(trials, prob, _CENTRAL_TAIL)
-
-    def cuts(start: int, stop: int, count: int) -> np.ndarray:  # block starts in [start, stop)
-        width = max(1, math.ceil((stop - start) / count))
-        return np.arange(start, stop, width, dtype=float)
-
-    edges = np.unique(
-        np.concatenate(
-            [
-                [0.0],
-                cuts(lo, c_lo, _OUTER_BLOCKS),
-                cuts(c_lo, c_hi + 1, _BLOCKS),
-                cuts(c_hi + 1, hi + 1, _OUTER_BLOCKS),
-                [hi + 1.0, trials + 1.0],
-            ]
-        )
-    )
-    start, stop = edges[:-1], edges[1:] - 1.0  # inclusive block [start, stop]
-    below = binom.cdf(stop, trials, prob) - binom.cdf(start - 1.0, trials, prob)
-    above = binom.sf(start - 1.0, trials, prob) - binom.sf(stop, trials, prob)
-    mass = np.where(stop <= trials * prob, below, above)  # subtract the smaller tail: no cancellation
-    return start, np.maximum(mass, 0.0)
-
-
 class ClonePairBound(AmplificationBound):
     """Numerical bound from a clone pair: ``(A + Δ, C − A + 1 − Δ)`` vs its mirror image.
 
     Subclasses fix the clone probability ``p(eps0)`` (``C ~ Bin(n − 1, p)``);
     ``Δ ~ Bern(e^{eps0}/(e^{eps0}+1))``.
 
-    Method. Given ``M = C + 1`` and ``J = A + Δ``, ``Pr(J = j | M = m) =
-    b_m(j) (u j + v (m − j)) / m`` with ``b_m = Bin(m, 1/2)``, ``u = 2 e^{eps0}/(e^{eps0}+1)``,
-    ``v = 2 − u`` (and ``u``, ``v`` swapped under ``Q``). For fixed ``m`` the
-    set where ``P > e^eps Q`` is ``{j > t_m}``, so the conditional divergence
-    ``h(m) = (u − v)(1 + e^eps) E[(J − t_m)^+] / m`` has a closed form
-    (:func:`binomial_shortfall` of ``m − J`` below ``m − t_m = m (1 − r) / 2``,
-    ``1 − r = sinh((eps0 − eps)/2) / (sinh(eps0/2) cosh(eps/2))`` computed in
-    log space), and ``delta = sum_m Pr(M = m) h(m)``; the pair
-    is symmetric (``J -> M − J`` swaps P and Q), so one order suffices.
-    ``h`` is non-increasing in ``m`` (one more clone is a post-processing:
-    adding a fair coin to ``A``), so grouping ``m`` into blocks and using
-    ``h`` at each block's left end gives an upper bound. The central range of
-    ``C`` (binomial tail ``1e-20`` per side) is cut into 2048 blocks, the
-    outer ranges down to tail ``1e-300`` into 64 blocks each, and each
-    remaining tail is one block: at most ~2200 closed forms per ε, whatever ``n``.
+    Method: :func:`~shufflelib.bounds.clone_pair.clone_pair_delta` with local log-odds
+    ``eps0`` on the blocks of :func:`~shufflelib.bounds.clone_pair.binomial_blocks`: the
+    central range of ``C`` (binomial tail ``1e-20`` per side) is cut into 2048 blocks, the
+    outer ranges down to tail ``1e-300`` into 64 blocks each, and each remaining tail is one
+    block (left ends: an upper bound), at most ~2200 closed forms per ε, whatever ``n``.
 
     Numerical tolerance: the result exceeds the pair's exact δ by the block
     slack — zero when the central range has at most 2048 points (e.g.
@@ -295,32 +136,14 @@ class ClonePairBound(AmplificationBound):
         return float(self.delta_profile(n, eps0, np.array([eps]))[0])
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        """ε(δ) by certified root finding on a bracket around a Gaussian-DP estimate.
+        """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.
 
-        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the
-        bracket (to ±2%, else ±25%, else ``[0, eps0]``); the root itself is
-        certified on the exact profile.
+        The estimate (``mu = 2 tanh(eps0/2) / sqrt(E[C + 1])``) only narrows the bracket
+        (:func:`~shufflelib.curves.invert_profile`); the root itself is certified on the profile.
         """
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta_checked(n, eps0, e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        lo, hi = 0.0, eps0  # delta(eps0) = 0: the pair is eps0-DP
         mean_clones = (n - 1) * self.clone_probability(eps0) + 1.0
         guess = _gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
-        for probe in guess * np.array([1.02, 0.98, 1.25, 0.75]):
-            if lo < probe < hi:  # each probe that falls inside the bracket narrows it
-                if d(probe) > delta:
-                    lo = probe
-                else:
-                    hi = probe
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: _log_or_floor(d(e)) - log_target, lo, hi)
+        return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized δ(ε) of the clone pair for an array of ε >= 0 (validated inputs).
@@ -333,20 +156,8 @@ class ClonePairBound(AmplificationBound):
         >>> bool(np.all(np.diff(d) < 0))
         True
         """
-        eps = np.asarray(eps, dtype=float)
-        start, mass = _clone_blocks(n - 1, self.clone_probability(eps0))
-        m = start + 1.0
-        live = eps < eps0
-        out = np.zeros(eps.shape)
-        if not live.any():
-            return out
-        e = eps[live][:, None]
-        # m - t_m = m (1 - tanh(eps/2) / tanh(eps0/2)) / 2, in log space: exact even when eps -> eps0.
-        log_gap = _log_sinh((eps0 - e) / 2.0) - _log_sinh(eps0 / 2.0) - _log_cosh(e / 2.0)
-        value, err = binomial_shortfall(m[None, :], 0.5, m[None, :] * np.exp(log_gap) / 2.0)
-        log_scale = math.log(2.0 * math.tanh(eps0 / 2.0)) + np.logaddexp(0.0, e) - np.log(m)[None, :]
-        out[live] = np.maximum(_scaled_sum(value + err, log_scale, mass) * (1.0 + BINOM_RTOL), DELTA_FLOOR)
-        return out
+        counts, weights = binomial_blocks(n - 1, self.clone_probability(eps0))
+        return clone_pair_delta(eps, eps0, counts, weights)
 
     def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
         """The bound's privacy curve for fixed ``(n, eps0)`` (profile, inverse, trade-off).
@@ -371,8 +182,7 @@ def _eps0_reason(eps0: float) -> str | None:
     if eps0 <= EPS0_LIMIT:
         return None
     return (
-        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), "
-        f"got eps0={eps0}"
+        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), got eps0={eps0}"
     )
 
 
@@ -391,7 +201,7 @@ def _gaussian_dp_epsilon(mu: float, delta: float) -> float:
     return brentq(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
 
 
-def _log_or_floor(x: float) -> float:
+def _log_or_floor(x: float) -> float:  # read by bounds/exact.py
     return math.log(x) if x > 0 else -1e300
 
 
@@ -429,6 +239,28 @@ class ClonesNumerical(ClonePairBound):
     def clone_probability(self, eps0: float) -> float:
         """``e^{-eps0}``: every ``eps0``-LDP report contains a clone with this probability."""
         return math.exp(-eps0)
+
+
+def fmt_epsilon(eps0: object, delta: float, n: object) -> np.ndarray:
+    """Feldman, McMillan and Talwar's closed form (Theorem 3.1), vectorized, without its validity check:
+
+    ``log(1 + tanh(eps0/2) (8 sqrt(e^{eps0} log(4/δ)/n) + 8 e^{eps0}/n))``.
+
+    The one implementation of the formula: :class:`ClonesClosedForm` (with its validity range
+    and rounding), the random-population paper's "simplified" form
+    (:func:`~shufflelib.population.template.fmt_simplified`, ``n -> α n'``) and the LZX proxy
+    of the personalized chapter (:func:`~shufflelib.personalized.baselines.lzx_proxy_epsilon`,
+    ``n -> e^{eps0}·(expected clones)``) call it. ``n`` may be any positive real.
+
+    Examples
+    --------
+    >>> round(float(fmt_epsilon(4.0, 1e-6, 100_000)), 4)
+    0.5346
+    """
+    eps0 = np.asarray(eps0, dtype=float)
+    e0 = np.exp(eps0)
+    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    return np.log1p(np.tanh(eps0 / 2.0) * inner)
 
 
 class ClonesClosedForm(AmplificationBound):
@@ -481,10 +313,7 @@ class ClonesClosedForm(AmplificationBound):
         return None
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        e0 = math.exp(eps0)
-        inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
-        eps = math.log1p(math.tanh(eps0 / 2.0) * inner) * (1.0 + _INVERSE_ROUNDING)
-        return min(eps, eps0)
+        return min(float(fmt_epsilon(eps0, delta, n)) * (1.0 + _INVERSE_ROUNDING), eps0)
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         """Smallest δ the theorem certifies at ``eps`` (the closed-form inverse of :meth:`_epsilon`)."""

@@ -15,7 +15,7 @@ from .._validation import check_int, check_positive, check_probability
 from . import get_bound
 from .base import NotApplicableError
 
-__all__ = ["BoundSpec", "STANDARD_SPECS", "compare_epsilons"]
+__all__ = ["BoundSpec", "STANDARD_SPECS", "compare_epsilons", "label"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,22 @@ STANDARD_SPECS: tuple[BoundSpec, ...] = (
     BoundSpec("stronger clones (RR)", "stronger-clones", "krr", 2),
     BoundSpec("exact (RR, lower reference)", "exact-krr", "krr", 2),
 )
+
+
+def label(name: str, mechanism: str = "generic") -> str:
+    """The label of the :data:`STANDARD_SPECS` entry of bound ``name`` (``--bound`` name) on ``mechanism``.
+
+    Chapters key their tables and plot styles by it, so a bound's label is written once.
+
+    Examples
+    --------
+    >>> label("clones"), label("stronger-clones", "krr")
+    ('clones, numerical (generic)', 'stronger clones (RR)')
+    """
+    for spec in STANDARD_SPECS:
+        if spec.name == name and spec.mechanism == mechanism:
+            return spec.label
+    raise ValueError(f"no standard comparison entry for bound {name!r} with mechanism {mechanism!r}")
 
 
 def compare_epsilons(

@@ -39,9 +39,43 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from ..randomizers import LocalRandomizer
 from .clones import ClonePairBound
 
-__all__ = ["StrongerClones"]
+__all__ = ["StrongerClones", "decomposition_slack"]
+
+
+def decomposition_slack(randomizer: LocalRandomizer) -> float:
+    """``min R(x)(y) − (R(x1)(y) + R(x1')(y)) / (e^{eps0} + 1)`` over outputs ``y``, inputs ``x`` and
+    pairs ``x1 != x1'``: the condition of the stronger clones' decomposition (module notes).
+
+    The decomposition exists iff the slack is ``>= 0`` (up to rounding, ~1e-17). Only for a
+    randomizer with finite discrete inputs and outputs (the full likelihood table is built).
+
+    Examples
+    --------
+    >>> from shufflelib.randomizers import KRandomizedResponse
+    >>> abs(decomposition_slack(KRandomizedResponse(3, 1.0))) < 1e-15  # k-RR: zero, attained
+    True
+    """
+    if not isinstance(randomizer, LocalRandomizer):
+        raise ValueError(f"randomizer must be a LocalRandomizer, got {type(randomizer).__name__}")
+    inputs, outputs = randomizer.domain, randomizer.output_domain
+    if not (
+        inputs.discrete and outputs.discrete and math.isfinite(inputs.high - inputs.low + outputs.high - outputs.low)
+    ):
+        raise ValueError(f"randomizer must have finite discrete inputs and outputs, got {randomizer!r}")
+    xs = np.arange(int(inputs.low), int(inputs.high) + 1)
+    ys = np.arange(int(outputs.low), int(outputs.high) + 1)
+    if xs.size < 2:
+        raise ValueError(f"randomizer must have at least two inputs, got {xs.size}")
+    lik = randomizer.likelihood(ys[:, None], xs[None, :])  # [y, x]
+    pair_sum = lik[:, :, None] + lik[:, None, :]  # [y, x1, x1']
+    slack = lik[:, :, None, None] - pair_sum[:, None] / (math.exp(randomizer.eps0) + 1.0)  # [y, x, x1, x1']
+    different = xs[:, None] != xs[None, :]
+    return float(slack[:, :, different].min())
 
 
 class StrongerClones(ClonePairBound):

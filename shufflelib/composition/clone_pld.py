@@ -139,7 +139,9 @@ def binomial_mixture(
 
     spread = _Z * np.sqrt(m) / 2.0
     k_lo = math.floor(float(np.min(loss(np.clip(m / 2.0 - spread, 0.0, m)))) / step) - 1
-    k_hi = math.ceil(float(np.max(loss(np.clip(m / 2.0 + spread, 0.0, m)))) / step) + 1  # margins keep rounded atoms on the grid
+    k_hi = (
+        math.ceil(float(np.max(loss(np.clip(m / 2.0 + spread, 0.0, m)))) / step) + 1
+    )  # margins keep rounded atoms on the grid
     bins = k_hi - k_lo + 1
     if bins > MAX_BINS:
         raise ValueError(f"step={step} needs {bins} grid points per round (> {MAX_BINS}): use a larger step")

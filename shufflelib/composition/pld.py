@@ -284,8 +284,7 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     length = sfft.next_fast_len(size, real=True)
     if length > MAX_FFT_LENGTH:
         raise ValueError(
-            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step "
-            f"(got step={step})"
+            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step (got step={step})"
         )
     spectrum = np.ones(length // 2 + 1, dtype=complex)
     for ld, count in parts:
@@ -323,4 +322,3 @@ def self_compose(ld: LossDistribution, rounds: int) -> LossDistribution:
     10
     """
     return compose([(ld, rounds)])
-

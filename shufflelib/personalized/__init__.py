@@ -22,7 +22,7 @@ how private is the whole protocol?
   :mod:`~shufflelib.personalized.monte_carlo`: exact and Monte Carlo lower
   bounds on the true privacy of the shuffled protocol;
 * :mod:`~shufflelib.personalized.reproduction`: Table 2 and Figure 4;
-* :mod:`~shufflelib.personalized.cli`: the calculator's family.
+* the calculator's family: :mod:`shufflelib.calculator.personalized`.
 """
 
 from .bounds import (

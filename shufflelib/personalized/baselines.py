@@ -39,6 +39,7 @@ import numpy as np
 from scipy.special import log_ndtr
 
 from .._validation import check_array, check_probability
+from ..bounds.clones import fmt_epsilon
 from .clone_count import CloneCount, clone_pair_delta
 from .population import Population
 
@@ -140,5 +141,4 @@ def lzx_proxy_epsilon(population: Population, delta: float) -> float:
     n_clones = float(np.dot(np.exp(-population.eps), population.counts)) - math.exp(-e_max)
     if n_clones <= 0:
         return e_max
-    inner = 8.0 * math.sqrt(math.log(4.0 / delta) / n_clones) + 8.0 / n_clones
-    return min(math.log1p(math.tanh(e_max / 2.0) * inner), e_max)
+    return min(float(fmt_epsilon(e_max, delta, n_clones * math.exp(e_max))), e_max)

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 import math
 from abc import ABC, abstractmethod
-from typing import Callable, ClassVar
+from collections.abc import Callable
+from typing import ClassVar
 
 import numpy as np
 
-from .._roots import first_true, last_true
+from .._roots import first_true, largest_reaching
 from .._validation import check_nonnegative, check_positive, check_probability
 from ..bounds import NotApplicableError
 from ..bounds.blanket import BlanketBennett
@@ -195,19 +196,10 @@ class PersonalizedBound(ABC):
         def value(e0: float) -> float:
             return self.epsilon(population.scaled(e0 / top), delta)
 
-        def ok(e0: float) -> bool:
-            return value(e0) <= eps
-
-        def score(e0: float) -> float:
-            v = value(e0)
-            return (v - eps) if math.isfinite(v) else 1e300
-
-        lo = min(eps, EPS0_MAX)
-        while lo > 1e-6 and not ok(lo):
-            lo /= 2.0
-        if not ok(lo):
+        found = largest_reaching(value, eps, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6)
+        if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
-        return last_true(ok, score, lo, EPS0_MAX)
+        return found
 
     def _require(self, population: Population) -> None:
         if not isinstance(population, Population):
@@ -331,7 +323,7 @@ class SoundClones(PersonalizedBound):
 
 # ---------------------------------------------------------------- baselines
 class StrongerClonesAtMax(PersonalizedBound):
-    """"FV": stronger clones at the largest local ε, plus the approximate-DP term for δ_0 > 0.
+    """ "FV": stronger clones at the largest local ε, plus the approximate-DP term for δ_0 > 0.
 
     Examples
     --------
@@ -363,7 +355,7 @@ class StrongerClonesAtMax(PersonalizedBound):
 
 
 class BlanketAtMax(PersonalizedBound):
-    """"BBGN": the privacy blanket (Bennett) for a generic ε_max-LDP randomizer; pure LDP only.
+    """ "BBGN": the privacy blanket (Bennett) for a generic ε_max-LDP randomizer; pure LDP only.
 
     Examples
     --------
@@ -391,7 +383,7 @@ class BlanketAtMax(PersonalizedBound):
 
 
 class GaussianDPApproximation(PersonalizedBound):
-    """"CCC": the μ-GDP approximation of Chen, Cao and Ge (a CLT approximation, not a bound).
+    """ "CCC": the μ-GDP approximation of Chen, Cao and Ge (a CLT approximation, not a bound).
 
     Parameters
     ----------
@@ -426,7 +418,7 @@ class GaussianDPApproximation(PersonalizedBound):
 
 
 class LZXProxy(PersonalizedBound):
-    """"LZX" proxy: FMT21's closed form with the personalized expected number of clones.
+    """ "LZX" proxy: FMT21's closed form with the personalized expected number of clones.
 
     Examples
     --------

@@ -22,8 +22,8 @@ holds ``x^1 = 1`` (the worst case that Liu et al. (2024) use for ``p_i``).
   ``ρ(Z)`` (two atoms and a continuous part) is put on a lattice of step
   ``h``, rounding up and down, and convolved ``n`` times by FFT. Rounding up
   and down brackets each expectation (both functions are monotone in ``S``);
-  the FFT error (normwise bound, as in
-  :mod:`~shufflelib.personalized.clone_count`) widens the bracket.
+  the FFT error (the standard normwise bound ``8 u log2(N) min(|a|_1 |b|_2, |a|_2 |b|_1)``,
+  ``u = 2^-53``) widens the bracket.
 """
 
 from __future__ import annotations

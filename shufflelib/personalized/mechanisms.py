@@ -234,9 +234,7 @@ class LocalMechanism:
             return x + s * u
         return x + s * ndtri(p)
 
-    def sample(
-        self, x: np.ndarray, scale: np.ndarray, rng: np.random.Generator
-    ) -> np.ndarray:
+    def sample(self, x: np.ndarray, scale: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Reports of users with inputs ``x`` and noise scales ``scale`` (broadcast).
 
         Examples

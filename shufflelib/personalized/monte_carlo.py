@@ -33,7 +33,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._validation import check_array, check_generator, check_int, check_positive
-from ..audit import SampleFn
+from ..audit import SampleFn, hockey_stick_estimate
 from .clone_count import CloneCount
 from .mechanisms import LocalMechanism
 from .population import Population
@@ -179,13 +179,8 @@ def mc_delta(eps: object, log_l_d0: np.ndarray, *, z: float = 3.0) -> MonteCarlo
     z = check_positive("z", z)
     if ll.size < 2:
         raise ValueError("log_l_d0 must hold at least 2 draws")
-    big_l = np.exp(np.minimum(ll, 700.0))
-    fwd, bwd, fse, bse = (np.empty(e.size) for _ in range(4))
-    for k, ek in enumerate(e):
-        a = np.maximum(big_l - math.exp(ek), 0.0)
-        b = np.maximum(1.0 - math.exp(ek) * big_l, 0.0)
-        fwd[k], bwd[k] = a.mean(), b.mean()
-        fse[k], bse[k] = a.std(ddof=1) / math.sqrt(a.size), b.std(ddof=1) / math.sqrt(b.size)
+    fwd, fse = hockey_stick_estimate(ll, e, drawn_from="q")  # H(D_1 || D_0): L = log dD_1/dD_0 under D_0
+    bwd, bse = hockey_stick_estimate(-ll, e, drawn_from="p")  # H(D_0 || D_1)
     return MonteCarloDelta(e, fwd, bwd, fse, bse, z)
 
 
@@ -214,8 +209,15 @@ def likelihood_ratio_sampler(
 
     def sample_fn(dataset_index: int, size: int, rng: np.random.Generator) -> np.ndarray:
         return log_likelihood_ratios(
-            mechanism, n, size, dataset_index, rng,
-            eps1=eps1, eps_other=eps_other, delta1=delta1, delta_other=delta_other,
+            mechanism,
+            n,
+            size,
+            dataset_index,
+            rng,
+            eps1=eps1,
+            eps_other=eps_other,
+            delta1=delta1,
+            delta_other=delta_other,
         )
 
     return sample_fn
@@ -226,7 +228,7 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
 
     ``D_0``: everybody holds 0; ``D_1``: one user of level ``target``
     (default: the largest ε) holds 1. The other users' count is drawn from its
-    exact law (a sum of binomials, :class:`~shufflelib.personalized.clone_count.CloneCount`,
+    exact law (a sum of binomials, :class:`~shufflelib.bounds.clone_pair.BinomialSum`,
     tails below ``1e-30`` dropped) by inversion: ``O(log n)`` per draw.
 
     Examples
@@ -238,8 +240,10 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
     >>> sample(1, 4, np.random.default_rng(0)).shape
     (4,)
     """
-    level = population.max_level if target is None else check_int(
-        "target", target, minimum=0, maximum=population.levels - 1
+    level = (
+        population.max_level
+        if target is None
+        else check_int("target", target, minimum=0, maximum=population.levels - 1)
     )
     if mechanism.needs_delta and np.any(population.delta <= 0):
         raise ValueError(f"the {mechanism.label} mechanism needs a local delta > 0 for every user")

@@ -278,9 +278,7 @@ def table1_population(
     return pop.with_delta(delta) if delta > 0 else pop
 
 
-def uniform_population(
-    low: float, high: float, n: int, *, seed: int = 0, resolution: float = RESOLUTION
-) -> Population:
+def uniform_population(low: float, high: float, n: int, *, seed: int = 0, resolution: float = RESOLUTION) -> Population:
     """``n`` users with ε_i ~ U(low, high), rounded down to ``resolution``.
 
     Examples

@@ -55,7 +55,7 @@ The bounds
 
 Numerical tolerance: that of
 :func:`~shufflelib.personalized.clone_count.clone_pair_delta` and
-:class:`~shufflelib.personalized.clone_count.CloneCount` (clone probabilities
+:class:`~shufflelib.bounds.clone_pair.BinomialSum` (clone probabilities
 are merged into at most ``q_groups`` bins, each at its smallest value).
 """
 
@@ -224,8 +224,13 @@ def _gaussian_log_ratio_min(sig_i: np.ndarray, sb: float, sa: float, t_cut: floa
 
 
 def location_clone_probability(
-    kind: str, eps_i: np.ndarray, scale_i: np.ndarray, eps_range: tuple[float, float],
-    scale_range: tuple[float, float], t_cut: float, delta_prime: float,
+    kind: str,
+    eps_i: np.ndarray,
+    scale_i: np.ndarray,
+    eps_range: tuple[float, float],
+    scale_range: tuple[float, float],
+    t_cut: float,
+    delta_prime: float,
 ) -> np.ndarray:
     """Valid clone probabilities ``q_i = 2 p_i`` of users at ``eps_i`` for a target group.
 

@@ -49,7 +49,7 @@ from scipy.special import bdtr, gammaln, logsumexp
 from scipy.stats import binom
 
 from .._validation import check_array, check_in_range
-from ..curves import DominatingPair, ProfileCurve, _lower_hull
+from ..curves import DominatingPair, ProfileCurve, symmetrized  # noqa: F401  (symmetrized: re-exported)
 from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
 from .hypothesis_testing import paper_p1, paper_pi
 from .mechanisms import LocalMechanism
@@ -413,29 +413,6 @@ def exact_pair_tradeoff(alpha: object, plan: ClonePlan, *, symmetric: bool = Fal
     missing = max(1.0 - float(np.exp(lp).sum()), 1.0 - float(np.exp(lq).sum()), 0.0)
     pair = DominatingPair(lq, lp, symmetric=symmetric, tail_mass=min(missing + 1e-12, 1.0))
     return np.asarray(pair.tradeoff(a), dtype=float)
-
-
-def symmetrized(alpha: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(min{f, f^{-1}})^{**}``: the symmetrization of a trade-off curve given on points.
-
-    ``f`` is given by the points ``(alpha, f)`` (non-increasing, from
-    ``(0, ≤1)`` to ``(1, 0)``); its inverse is the reflection
-    ``(f, alpha)``. The result is the lower convex hull of both point sets.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> x, y = symmetrized(np.array([0.0, 0.5, 1.0]), np.array([1.0, 0.2, 0.0]))
-    >>> [round(float(v), 2) for v in np.interp([0.2, 0.5], x, y)]
-    [0.5, 0.2]
-    """
-    a = check_array("alpha", alpha, ndim=1, low=0.0, high=1.0)
-    y = check_array("f", f, ndim=1, low=0.0, high=1.0)
-    if a.size != y.size:
-        raise ValueError(f"alpha and f must have the same length, got {a.size} and {y.size}")
-    xs = np.concatenate([a, y, [0.0, 1.0]])
-    ys = np.concatenate([y, a, [1.0, 0.0]])
-    return _lower_hull(xs, ys)
 
 
 def plan_curve(plan: ClonePlan) -> ProfileCurve:

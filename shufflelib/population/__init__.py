@@ -7,6 +7,7 @@ Modules:
 * :mod:`~shufflelib.population.bounds` — Theorems 1–4 and adaptive dummies as bounds with the three questions;
 * :mod:`~shufflelib.population.clone_count` — the exact law of the number of clones, with dummies;
 * :mod:`~shufflelib.population.tight` — the tight numerical bound, the exact shuffled-RR lower bound, an audit sampler;
+* :mod:`~shufflelib.population.choice` — which bound fits which population (the calculator and the chapter ask it);
 * :mod:`~shufflelib.population.tails` — the exact probabilities of each theorem's failure events;
 * :mod:`~shufflelib.population.estimation` — estimators, their errors, simulation, random check-ins;
 * :mod:`~shufflelib.population.dummies` — the optimal number of dummies;
@@ -14,7 +15,7 @@ Modules:
 * :mod:`~shufflelib.population.multimessage` — the multi-message protocol (Algorithms 1–2, Lemma 4, Theorem 6);
 * :mod:`~shufflelib.population.union` — Theorem 5, Table II and the MULTI-UNION baseline;
 * :mod:`~shufflelib.population.security` — sigma-security of shuffled shares, exactly, on toy sizes;
-* :mod:`~shufflelib.population.cli` — the calculator family (``python -m shufflelib --bound pop-...``).
+* the calculator family (``python -m shufflelib --bound pop-...``): :mod:`shufflelib.calculator.population`.
 
 Examples
 --------

@@ -39,8 +39,9 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_int, check_nonnegative, check_positive
-from ..bounds.base import AmplificationBound, NotApplicableError
+from .._validation import check_int, check_nonnegative, check_positive, check_probability
+from ..bounds.base import NotApplicableError, delta_from_epsilon, largest_eps0
+from ..curves import invert_profile
 from .laws import (
     BinomialPopulation,
     MeanVariance,
@@ -83,45 +84,18 @@ WANG_2023 = (
 )
 #: Relative margin by which closed forms are rounded up.
 _ROUNDING = 1e-12
-#: ``AmplificationBound`` asks for a number of users; a population bound ignores it.
-_PLACEHOLDER_N = 2
-
-
-class _Inverter(AmplificationBound):
-    """The certified inversions of :class:`~shufflelib.bounds.base.AmplificationBound`, reused.
-
-    ``AmplificationBound`` takes the number of users ``n`` in every question; a
-    population bound has its population fixed at construction, so ``n`` is a
-    placeholder that the wrapped functions ignore.
-    """
-
-    def __init__(self, outer: PopulationBound) -> None:
-        super().__init__()
-        self.outer = outer
-        self.name = outer.name
-
-    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
-        return self.outer.validity(eps0, delta)
-
-
-class _ClosedFormInverter(_Inverter):
-    def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        return self.outer._epsilon(eps0, delta)
-
-
-class _ProfileInverter(_Inverter):
-    def _delta(self, n: int, eps0: float, eps: float) -> float:
-        return self.outer._delta(eps0, eps)
 
 
 class PopulationBound(ABC):
     """Base class: an upper bound on user 1's central privacy when the population is random.
 
     A subclass overrides either ``_epsilon`` (a closed form, decreasing in
-    ``delta``) or ``_delta`` (a privacy profile, decreasing in ``eps``),
-    and may override :meth:`validity`. The inversions are those of
-    :class:`~shufflelib.bounds.base.AmplificationBound` (certified root finding,
-    rounding ε and δ up and ``eps0`` down).
+    ``delta``) or ``_delta`` (a privacy profile, decreasing in ``eps``; it may also override
+    ``_epsilon`` with a faster search), and may override :meth:`validity`. The inversions are
+    the library's (:func:`~shufflelib.curves.invert_profile`,
+    :func:`~shufflelib.bounds.base.delta_from_epsilon`,
+    :func:`~shufflelib.bounds.base.largest_eps0`): certified root finding rounding ε and δ up
+    and ``eps0`` down — ε and δ down for a lower bound (:attr:`upper` false).
 
     Examples
     --------
@@ -145,9 +119,12 @@ class PopulationBound(ABC):
     #: Bibliographic reference.
     reference: ClassVar[str] = WANG_2023
 
+    #: True for an upper bound on user 1's privacy loss (rounded up), False for a lower bound.
+    upper: ClassVar[bool] = True
+
     def _epsilon(self, eps0: float, delta: float) -> float:
-        """ε(δ) for validated inputs (closed-form bounds override this)."""
-        raise NotImplementedError
+        """ε(δ) for validated inputs: closed-form bounds override this; default: invert ``_delta``."""
+        return invert_profile(lambda e: self._delta_checked(eps0, e), delta, hi=eps0, upper=self.upper, cap=1e6)
 
     def _delta(self, eps0: float, eps: float) -> float:
         """δ(ε) for validated inputs (profile bounds override this)."""
@@ -161,10 +138,19 @@ class PopulationBound(ABC):
         """Whether the theorem covers ``(eps0[, delta])``."""
         return self.validity(eps0, delta) is None
 
-    @property
-    def _engine(self) -> AmplificationBound:
-        profile = type(self)._delta is not PopulationBound._delta
-        return (_ProfileInverter if profile else _ClosedFormInverter)(self)
+    def _require(self, eps0: float, delta: float | None = None) -> None:
+        reason = self.validity(eps0, delta)
+        if reason is not None:
+            raise NotApplicableError(f"{self.name} bound not applicable: {reason}")
+
+    def _delta_checked(self, eps0: float, eps: float) -> float:
+        d = float(self._delta(eps0, eps))
+        if math.isnan(d):
+            raise RuntimeError(f"{self.name}: delta evaluated to NaN at eps0={eps0}, eps={eps}")
+        return min(max(d, 0.0), 1.0)
+
+    def _epsilon_valid(self, eps0: float, delta: float) -> float:
+        return math.inf if self.validity(eps0, delta) is not None else self._epsilon(eps0, delta)
 
     def epsilon(self, eps0: float, delta: float) -> float:
         """User 1's central ε for local ``eps0`` and central ``delta`` (rounded up).
@@ -181,7 +167,13 @@ class PopulationBound(ABC):
         NotApplicableError
             If the theorem does not cover these parameters.
         """
-        return self._engine.epsilon(_PLACEHOLDER_N, eps0, delta)
+        eps0 = check_positive("eps0", eps0)
+        delta = check_probability("delta", delta)
+        self._require(eps0, delta)
+        eps = float(self._epsilon(eps0, delta))
+        if math.isnan(eps):
+            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN at eps0={eps0}, delta={delta}")
+        return max(eps, 0.0)
 
     def delta(self, eps0: float, eps: float) -> float:
         """User 1's central δ for local ``eps0`` and central ``eps`` (rounded up; 0 for ``eps >= eps0``).
@@ -196,7 +188,10 @@ class PopulationBound(ABC):
         eps0 = check_positive("eps0", eps0)
         if check_nonnegative("eps", eps) >= eps0:
             return 0.0
-        return self._engine.delta(_PLACEHOLDER_N, eps0, eps)
+        self._require(eps0)
+        if type(self)._delta is not PopulationBound._delta:
+            return self._delta_checked(eps0, eps)
+        return delta_from_epsilon(lambda d: self._epsilon_valid(eps0, d), eps)
 
     def max_eps0(self, eps: float, delta: float) -> float:
         """Largest local ``eps0`` (in ``(0, 50]``) for which the bound certifies ``(eps, delta)`` (rounded down).
@@ -206,7 +201,9 @@ class PopulationBound(ABC):
         NotApplicableError
             If no ``eps0`` in the theorem's validity range reaches the target.
         """
-        return self._engine.max_eps0(_PLACEHOLDER_N, eps, delta)
+        eps = check_positive("eps", eps)
+        delta = check_probability("delta", delta)
+        return largest_eps0(lambda e0: self._epsilon_valid(e0, delta), eps, delta, self.name)
 
     def max_local_eps(self, eps: float, delta: float) -> float:
         """The paper's ``A``: ``max(eps, max_eps0(eps, delta))``, or ``eps`` if the theorem does not apply.

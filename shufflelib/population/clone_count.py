@@ -224,7 +224,7 @@ def _convolve(start_a: int, a: np.ndarray, start_b: int, b: np.ndarray) -> tuple
     index = np.arange(0, b.size, width)
     weights = np.add.reduceat(b, index)
     out = np.zeros(a.size + b.size)
-    for shift, w in zip(index, weights):
+    for shift, w in zip(index, weights, strict=False):
         out[shift : shift + a.size] += w * a
     return start_a + start_b, out
 

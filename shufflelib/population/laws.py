@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._roots import first_integer
 from .._validation import (
     check_array,
     check_generator,
@@ -83,15 +84,6 @@ def integer_range(cdf, sf, mean: float, sd: float, low: int, high: float, tail: 
     (1, 9)
     """
 
-    def first(pred, a: int, b: int) -> int:  # smallest x in [a, b] with pred(x); pred(b) holds
-        while a < b:
-            mid = (a + b) // 2
-            if pred(mid):
-                b = mid
-            else:
-                a = mid + 1
-        return a
-
     width = max(40.0 * sd, 10.0)
     # Lower end: smallest x with cdf(x) > tail, i.e. cdf(x - 1) <= tail.
     below = max(low, math.floor(mean - width))
@@ -106,8 +98,8 @@ def integer_range(cdf, sf, mean: float, sd: float, low: int, high: float, tail: 
         top = math.ceil(mean + width)
         if math.isfinite(high):
             top = min(int(high), top)
-    lo = first(lambda x: cdf(x) > tail, below, top)
-    hi = first(lambda x: sf(x) <= tail, lo, top)
+    lo = first_integer(lambda x: cdf(x) > tail, below, top)
+    hi = first_integer(lambda x: sf(x) <= tail, lo, top)
     return int(lo), int(hi)
 
 

@@ -71,9 +71,11 @@ __all__ = [
     "noisy_means",
 ]
 
-#: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for random populations (``p^2/(n tau^2)``).
+#: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for
+#: random populations (``p^2/(n tau^2)``).
 LEMMA4_FORMS = ("proof", "statement", "expected")
-#: ``sigma``-security term, as in Definition 6 (``2^-sigma``), the proof of Proposition 2 (``e^-sigma``), Lemma 3 as printed (``sigma``).
+#: ``sigma``-security term, as in Definition 6 (``2^-sigma``), the proof of Proposition 2
+#: (``e^-sigma``), Lemma 3 as printed (``sigma``).
 SECURITY_CONVENTIONS = ("definition", "proof", "statement")
 #: Group order, as in Theorem 6 with ``q = ceil(2 x* p)`` (``"theorem6"``), its literal ``ceil(2 n* p)`` with
 #: ``n* = x*/2`` (``"literal"``), or room for the largest population and the noise (``"headroom"``, ours).
@@ -111,7 +113,11 @@ def lemma4_delta(eps: float, tau: float, p: float, n: object, form: str = "proof
     if form not in LEMMA4_FORMS:
         raise ValueError(f"form must be one of {', '.join(LEMMA4_FORMS)}, got {form!r}")
     s = dgauss.s_term(tau, n)
-    quadratic = {"proof": p**2 / (2.0 * n * tau**2), "statement": p / (2.0 * n * tau**2), "expected": p**2 / (n * tau**2)}
+    quadratic = {
+        "proof": p**2 / (2.0 * n * tau**2),
+        "statement": p / (2.0 * n * tau**2),
+        "expected": p**2 / (n * tau**2),
+    }
     num = eps - quadratic[form] - 2.5 * s
     den = p / (tau * np.sqrt(n)) + 10.0 * s
     z = np.where(num > 0, num / den, 0.0)
@@ -233,9 +239,7 @@ def calibrate_tau(eps: float, delta_sum: float, p: float, law: PopulationLaw, fo
     while value(hi) > delta_sum:
         hi += 1.0
     lo = math.log(1e-3)
-    found = first_true(
-        lambda t: value(t) <= delta_sum, lambda t: math.log(max(value(t), 1e-300)) - log_target, lo, hi
-    )
+    found = first_true(lambda t: value(t) <= delta_sum, lambda t: math.log(max(value(t), 1e-300)) - log_target, lo, hi)
     return math.exp(found)
 
 

@@ -40,6 +40,8 @@ import math
 
 import numpy as np
 
+from ..bounds.clones import fmt_epsilon
+
 __all__ = [
     "master_epsilon",
     "omega_binomial",
@@ -56,7 +58,8 @@ __all__ = [
     "BUDGETS",
 ]
 
-#: Forms of Theorem 2 / 4(b), either the Chernoff ``sqrt(2 (lam + k) q log(2/δ))`` or the paper's 4(b) ``sqrt((4 lam + 2k) q log(2/δ))``.
+#: Forms of Theorem 2 / 4(b), either the Chernoff ``sqrt(2 (lam + k) q log(2/δ))`` or the paper's
+#: 4(b) ``sqrt((4 lam + 2k) q log(2/δ))``.
 POISSON_FORMS = ("chernoff", "paper")
 #: Tail inequality for Theorems 3 / 4(e), either the paper's Chebyshev or the (one-sided) Cantelli inequality.
 CHEBYSHEV_FORMS = ("chebyshev", "cantelli")
@@ -271,7 +274,4 @@ def fmt_simplified(eps0: object, delta: float, n_eff: float) -> np.ndarray:
     >>> round(float(fmt_simplified(1.0, 1e-5, 0.2 * 48_842)), 4)
     0.2009
     """
-    eps0 = np.asarray(eps0, dtype=float)
-    e0 = np.exp(eps0)
-    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n_eff) + 8.0 * e0 / n_eff
-    return np.log1p(np.tanh(eps0 / 2.0) * inner)
+    return fmt_epsilon(eps0, delta, n_eff)

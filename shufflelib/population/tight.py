@@ -30,20 +30,14 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
-from .._roots import first_true, last_true
+from .._roots import last_true, narrow_bracket
 from .._validation import check_int, check_positive, check_probability
 from ..audit import SampleFn
+from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX
-from ..bounds.clones import (
-    BINOM_RTOL,
-    ClonesNumerical,
-    _gaussian_dp_epsilon,
-    _log_cosh,
-    _log_sinh,
-    _scaled_sum,
-    binomial_shortfall,
-)
-from ..curves import ProfileCurve
+from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
+from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
+from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
 from .clone_count import MAX_BLOCKS, CloneCount, clone_count, others_after_dummies
 from .laws import PopulationLaw
@@ -59,15 +53,9 @@ EXACT_BLOCKS = 512
 def clone_pair_delta(eps: object, eps0: float, starts: np.ndarray, masses: np.ndarray, dropped: float) -> np.ndarray:
     """δ(ε) of the clone pair when ``C`` takes the value ``starts[i]`` with probability ``masses[i]``.
 
-    Given ``C = c`` (``m = c + 1``), the pair's divergence has the closed form
-    ``h(m) = 2 tanh(eps0/2) (1 + e^eps) E[(J − t_m)^+] / m`` with
-    ``J ~ Bin(m, 1/2)`` and ``m − t_m = m (1 − tanh(eps/2)/tanh(eps0/2)) / 2``
-    (the method of :class:`~shufflelib.bounds.clones.ClonePairBound`, with its
-    :func:`~shufflelib.bounds.clones.binomial_shortfall`); ``h`` decreases in
-    ``m``, so giving a block's mass to its left end bounds δ from above.
-    ``dropped`` mass counts with ``h <= 1``. Rounding: the binomial error
-    budget is added and the sum is inflated by ``1e-9`` (relative);
-    ``delta = 0`` for ``eps >= eps0`` (the pair is ``eps0``-DP).
+    :func:`shufflelib.bounds.clone_pair.clone_pair_delta` with local log-odds ``eps0``; the
+    ``dropped`` mass is placed at ``C = 0`` (the worst case). ``delta = 0`` for ``eps >= eps0``
+    (the pair is ``eps0``-DP).
 
     Examples
     --------
@@ -76,20 +64,9 @@ def clone_pair_delta(eps: object, eps0: float, starts: np.ndarray, masses: np.nd
     >>> round(float(d[0]), 6), float(d[1])  # no clone: randomized response itself, TV = tanh(1/2)
     (0.462117, 0.0)
     """
-    eps = np.atleast_1d(np.asarray(eps, dtype=float))
-    out = np.zeros(eps.shape)
-    live = eps < eps0
-    if not live.any():
-        return out
-    e = eps[live][:, None]
-    m = np.asarray(starts, dtype=float)[None, :] + 1.0
-    # m - t_m in log space: exact even when eps -> eps0.
-    log_gap = _log_sinh((eps0 - e) / 2.0) - _log_sinh(eps0 / 2.0) - _log_cosh(e / 2.0)
-    value, err = binomial_shortfall(m, 0.5, m * np.exp(log_gap) / 2.0)
-    log_scale = math.log(2.0 * math.tanh(eps0 / 2.0)) + np.logaddexp(0.0, e) - np.log(m)
-    total = _scaled_sum(value + err, log_scale, np.asarray(masses, dtype=float)) * (1.0 + BINOM_RTOL)
-    out[live] = np.maximum(total + dropped, DELTA_FLOOR)
-    return out
+    counts = np.concatenate([[0.0], np.asarray(starts, dtype=float)])
+    weights = np.concatenate([[float(dropped)], np.asarray(masses, dtype=float)])
+    return clone_pair.clone_pair_delta(np.atleast_1d(np.asarray(eps, dtype=float)), eps0, counts, weights)
 
 
 class _PopulationCurve(PopulationBound):
@@ -158,8 +135,28 @@ class _PopulationCurve(PopulationBound):
         def score(e0: float) -> float:
             return math.log(max(self._delta(e0, eps), DELTA_FLOOR)) - log_target
 
-        lo, hi = _narrow(ok, self._gaussian_eps0(eps, delta), eps, EPS0_MAX)
+        lo, hi = narrow_bracket(ok, self._gaussian_eps0(eps, delta), eps, EPS0_MAX)
         return last_true(ok, score, lo, hi)
+
+    def _epsilon(self, eps0: float, delta: float) -> float:
+        """ε(δ) by certified root finding in the direction of :attr:`upper`, on a bracket narrowed
+        around the Gaussian-DP estimate (``mu = 2 tanh(eps0/2)/sqrt(E[C] + 1)``): ~10 evaluations."""
+        guess = _gaussian_dp_epsilon(self._gaussian_mu(eps0), delta)
+        return invert_profile(lambda e: self._delta(eps0, e), delta, hi=eps0, upper=self.upper, guess=guess)
+
+    def curve(self, eps0: float) -> ProfileCurve:
+        """The privacy curve for local ``eps0`` (profile, inverse and trade-off views), upper or lower
+        as the bound is (:attr:`upper`).
+
+        Examples
+        --------
+        >>> from shufflelib.population.laws import PoissonPopulation
+        >>> bound = TightClones(PoissonPopulation(5000))
+        >>> abs(bound.curve(1.0).epsilon(1e-5) - bound.epsilon(1.0, 1e-5)) < 1e-8
+        True
+        """
+        eps0 = check_positive("eps0", eps0)
+        return ProfileCurve(lambda e: self.delta_profile(eps0, e), upper=self.upper)
 
 
 class TightClones(_PopulationCurve):
@@ -243,61 +240,6 @@ class TightClones(_PopulationCurve):
     def _delta(self, eps0: float, eps: float) -> float:
         return float(self.delta_profile(eps0, np.array([eps]))[0])
 
-    def _epsilon(self, eps0: float, delta: float) -> float:
-        """ε(δ) by certified root finding, on a bracket narrowed around a Gaussian-DP estimate.
-
-        The estimate (``mu = 2 tanh(eps0/2)/sqrt(E[C] + 1)``, as in
-        :class:`~shufflelib.bounds.clones.ClonePairBound`) only narrows the
-        bracket (:func:`_narrow`); the root is certified on the profile itself.
-        """
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta(eps0, e)
-            return cache[e]
-
-        if d(0.0) <= delta:
-            return 0.0
-        lo, hi = _narrow(lambda e: d(e) > delta, _gaussian_dp_epsilon(self._gaussian_mu(eps0), delta), 0.0, eps0)
-        log_target = math.log(delta)
-        return first_true(lambda e: d(e) <= delta, lambda e: math.log(max(d(e), DELTA_FLOOR)) - log_target, lo, hi)
-
-    def curve(self, eps0: float) -> ProfileCurve:
-        """The privacy curve for local ``eps0`` (profile, inverse and trade-off views).
-
-        Examples
-        --------
-        >>> from shufflelib.population.laws import PoissonPopulation
-        >>> bound = TightClones(PoissonPopulation(5000))
-        >>> abs(bound.curve(1.0).epsilon(1e-5) - bound.epsilon(1.0, 1e-5)) < 1e-8
-        True
-        """
-        eps0 = check_positive("eps0", eps0)
-        return ProfileCurve(lambda e: self.delta_profile(eps0, e))
-
-def _narrow(beyond, guess: float, lo: float, hi: float) -> tuple[float, float]:
-    """Shrink ``[lo, hi]`` around a guess of a monotone root; ``beyond(x)``: the root lies above ``x``.
-
-    Tries ``guess`` ±2%, then ±25% (the bracketing of
-    :class:`~shufflelib.bounds.clones.ClonePairBound`); the returned bracket
-    still contains the root whatever the guess.
-    """
-    for width in (0.02, 0.25):
-        up, down = guess * (1.0 + width), guess * (1.0 - width)
-        if not lo < up < hi:
-            continue
-        if beyond(up):
-            lo = up
-            continue
-        hi = up
-        if lo < down:
-            if beyond(down):
-                lo = down
-                break
-            hi = down
-    return lo, hi
-
 
 class ExactShuffledRR(_PopulationCurve):
     """Exact δ(ε) of shuffled binary randomized response on one pair of datasets: a lower bound.
@@ -334,6 +276,7 @@ class ExactShuffledRR(_PopulationCurve):
 
     name = "pop-exact-rr"
     title = "Exact shuffled binary randomized response on one pair of datasets (a lower bound)"
+    upper = False
 
     def __init__(
         self, law: PopulationLaw, dummies: int = 0, adaptive: bool = False, max_blocks: int = EXACT_BLOCKS
@@ -389,21 +332,6 @@ class ExactShuffledRR(_PopulationCurve):
 
     def _delta(self, eps0: float, eps: float) -> float:
         return float(self.delta_profile(eps0, np.array([eps]))[0])
-
-    def _epsilon(self, eps0: float, delta: float) -> float:
-        """Largest ε with ``delta(ε) > delta`` (a lower bound on the exact ε; 0 if none)."""
-        cache: dict[float, float] = {}
-
-        def d(e: float) -> float:
-            if e not in cache:
-                cache[e] = self._delta(eps0, e)
-            return cache[e]
-
-        if not d(0.0) > delta:
-            return 0.0
-        lo, hi = _narrow(lambda e: d(e) > delta, _gaussian_dp_epsilon(self._gaussian_mu(eps0), delta), 0.0, eps0)
-        log_target = math.log(delta)
-        return last_true(lambda e: d(e) > delta, lambda e: log_target - math.log(max(d(e), DELTA_FLOOR)), lo, hi)
 
 
 def rr_population_sampler(law: PopulationLaw, eps0: float, dummies: int = 0, adaptive: bool = False) -> SampleFn:

@@ -84,7 +84,9 @@ def table2_bound(row: str, delta_a: float, **params: float) -> float:
     try:
         return float(forms[row](**params))
     except TypeError:
-        raise ValueError(f"row {row!r} takes parameters {forms[row].__code__.co_varnames}, got {sorted(params)}") from None
+        raise ValueError(
+            f"row {row!r} takes parameters {forms[row].__code__.co_varnames}, got {sorted(params)}"
+        ) from None
 
 
 @dataclass(frozen=True)

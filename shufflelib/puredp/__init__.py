@@ -45,6 +45,7 @@ from .dlap import (
     dlap_logpmf,
     dlap_variance,
     expected_max_abs_dlap,
+    max_abs_dlap_bound,
     sample_dlap,
 )
 from .histogram import (
@@ -83,6 +84,7 @@ __all__ = [
     "dlap_variance",
     "exact_privacy_loss",
     "expected_max_abs_dlap",
+    "max_abs_dlap_bound",
     "histogram_analyze",
     "histogram_expected_messages",
     "histogram_messages",

@@ -435,7 +435,9 @@ def _log_h_grid(params: CountingParams, v: np.ndarray, e: np.ndarray, c: np.ndar
     return np.where(valid, out, -np.inf)
 
 
-def view_logpmf(n: int, k: int, params: CountingParams, a: object, b: object, *, flood_pmf: object = None) -> np.ndarray:
+def view_logpmf(
+    n: int, k: int, params: CountingParams, a: object, b: object, *, flood_pmf: object = None
+) -> np.ndarray:
     """Exact ``log P[V+ = a, V- = b]`` with ``n`` users of whom ``k`` hold 1.
 
     Parameters

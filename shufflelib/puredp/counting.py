@@ -252,9 +252,7 @@ def run_protocol(x: object, params: CountingParams, rng: np.random.Generator) ->
             f"the users send {total} messages, more than MAX_MESSAGES={MAX_MESSAGES}: "
             "use simulate_view, which samples the shuffled view directly"
         )
-    messages = np.concatenate(
-        [np.ones(int(plus.sum()), dtype=np.int8), -np.ones(int(minus.sum()), dtype=np.int8)]
-    )
+    messages = np.concatenate([np.ones(int(plus.sum()), dtype=np.int8), -np.ones(int(minus.sum()), dtype=np.int8)])
     return shuffle(messages, rng)
 
 

@@ -34,6 +34,7 @@ from .._validation import (
     check_int,
     check_probability,
 )
+from ..audit import hockey_stick_estimate
 from ..curves import DominatingPair
 
 __all__ = [
@@ -110,9 +111,7 @@ def _log_binom_pmf(t: np.ndarray, n: int, p: float) -> np.ndarray:
         return binom.logpmf(t, n, p)
 
 
-def set_log_ratio(
-    cells: object, total: object, n_slots: int, gamma: float, d: int, lam: float, s: int
-) -> np.ndarray:
+def set_log_ratio(cells: object, total: object, n_slots: int, gamma: float, d: int, lam: float, s: int) -> np.ndarray:
     """Exact ``log P/Q`` of a view ``(cells, total)`` for a victim with ``s`` items.
 
     Under dataset 0, ``P(h, t) = M_t(h) Σ_r c_r(t) e_r(h_0, ..., h_{s−1})`` with ``M_t`` the
@@ -135,9 +134,9 @@ def set_log_ratio(
         raise ValueError(f"cells must have shape (len(total), 2 s) = ({t.size}, {2 * s}), got {h.shape}")
     r = np.arange(s + 1)
     with np.errstate(divide="ignore"):  # log(0) for lam in {0, 1} or empty supports: -inf is intended
-        log_c = (
-            r * math.log(lam) if lam > 0 else np.where(r == 0, 0.0, -np.inf)
-        ) + ((s - r) * math.log1p(-lam) if lam < 1 else np.where(r == s, 0.0, -np.inf))
+        log_c = (r * math.log(lam) if lam > 0 else np.where(r == 0, 0.0, -np.inf)) + (
+            (s - r) * math.log1p(-lam) if lam < 1 else np.where(r == s, 0.0, -np.inf)
+        )
         log_c = log_c[None, :] + _log_binom_pmf(t[:, None] - r[None, :], n_slots, gamma)
         log_c = log_c + r[None, :] * math.log(d) + gammaln(t[:, None] - r[None, :] + 1) - gammaln(t[:, None] + 1)
         log_c = np.where(t[:, None] - r[None, :] >= 0, log_c, -np.inf)
@@ -196,7 +195,7 @@ def profile_estimate(log_ratio_under_p: object, eps: object) -> tuple[np.ndarray
     """Monte Carlo estimate of the exact profile ``δ(ε) = E_P[(1 − e^{ε − L})_+]`` and its standard error.
 
     ``L`` are samples of the exact log-likelihood ratio under ``P``; the estimate is unbiased
-    (not a bound): each term lies in ``[0, 1]``.
+    (not a bound): each term lies in ``[0, 1]`` (:func:`shufflelib.audit.hockey_stick_estimate`).
 
     Examples
     --------
@@ -205,11 +204,7 @@ def profile_estimate(log_ratio_under_p: object, eps: object) -> tuple[np.ndarray
     >>> round(float(est[0]), 6)  # randomized response with probability 3/4: TV = 1/2
     0.5
     """
-    llr = check_array("log_ratio_under_p", np.where(np.isinf(np.asarray(log_ratio_under_p, float)), 1e300,
-                                                       np.asarray(log_ratio_under_p, float)), ndim=1)
-    eps = np.atleast_1d(check_array("eps", eps, low=0.0))
-    terms = np.maximum(0.0, -np.expm1(np.minimum(eps[:, None] - llr[None, :], 700.0)))
-    return terms.mean(axis=1), terms.std(axis=1, ddof=1) / math.sqrt(llr.size)
+    return hockey_stick_estimate(log_ratio_under_p, eps, drawn_from="p")
 
 
 def level_total_pair(n_slots: int, gamma: float, s: int, lam_a: float, lam_b: float) -> DominatingPair:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._roots import last_true
+from .._roots import largest_reaching
 from .._validation import (
     check_array,
     check_in_range,
@@ -209,16 +209,9 @@ def subexp_shuffle(
             beta = subexp_total_variation(d, s, k, eps0)
             return float(variation_ratio_pair(n, p, beta, p).delta([eps])[0])
 
-        if amplified_delta(1e-3) > delta:
+        eps0 = largest_reaching(amplified_delta, delta, 1e-3, 20.0, log_scale=True, rtol=1e-6, atol=1e-9)
+        if eps0 is None:
             continue
-        eps0 = last_true(
-            lambda e: amplified_delta(e) <= delta,
-            lambda e: math.log(max(amplified_delta(e), 1e-300)) - math.log(delta),
-            1e-3,
-            20.0,
-            rtol=1e-6,
-            atol=1e-9,
-        )
         mse = subexp_mse(n, d, s, k, eps0, sum_sq)
         if mse < best.mse:
             best = Baseline("Subexp, shuffle", mse, {"k": k, "eps0": eps0})
@@ -276,7 +269,7 @@ def sep_mm(
         raise ValueError(f"weights must be one of {', '.join(SEP_WEIGHTS)}, got {weights!r}")
     n = int(counts.sum())
     ms, mses = [], []
-    for nk, e in zip(counts, levels):
+    for nk, e in zip(counts, levels, strict=False):
         m = blanket_threshold(int(nk), d, s, float(e), delta)
         params = SegmentedParameters(m, (1.0,), slots_for(m))
         ms.append(m)

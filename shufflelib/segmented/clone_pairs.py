@@ -13,6 +13,12 @@ with :math:`C \sim \mathrm{Bin}(\text{trials}, 2r)` "clones" among the other mes
 ``w_near``, ``w_far``, ``w_rest`` (``w_near >= w_far``). :class:`ClonePair` holds these five
 numbers.
 
+Relation to the clone pair of :mod:`shufflelib.bounds.clone_pair`. With ``w_rest = 0`` this is
+that pair (local log-odds ``log(w_near / w_far)``); the third outcome (the victim's message is
+a clone of neither input, so the total count itself moves) is what this module adds, and why
+it conditions on the total instead of on the number of clones. It shares the core's binomial
+error budget :data:`~shufflelib.bounds.clone_pair.BINOM_RTOL`.
+
 How it is computed. Condition on the total ``S = A + Δ1 + C − A + Δ2`` of the two coordinates.
 ``S`` has the same law ``π(σ) = w_rest b(σ) + (w_near + w_far) b(σ − 1)`` under ``P`` and ``Q``
 (``b`` the pmf of ``C``), so ``H_{e^ε}(P‖Q) = Σ_σ π(σ) h_σ``, where ``h_σ`` is the divergence of
@@ -50,6 +56,7 @@ import numpy as np
 from scipy.stats import binom
 
 from .._validation import check_array, check_in_range, check_int, check_positive
+from ..bounds.clone_pair import BINOM_RTOL
 from ..curves import PrivacyCurve
 
 __all__ = [
@@ -59,13 +66,9 @@ __all__ = [
     "block_starts",
     "pair_blocks",
     "mixture_delta",
-    "BINOM_RTOL",
     "RESOLUTION",
 ]
 
-#: Relative accuracy budgeted for scipy's binomial pmf and tail (Boost), as in
-#: :mod:`shufflelib.bounds.clones`.
-BINOM_RTOL = 1e-9
 #: Default block width, in standard deviations of the clone count (see :func:`block_starts`).
 RESOLUTION = 0.05
 #: Half-width of the summation range of the clone count, in standard deviations.
@@ -208,13 +211,13 @@ def pair_blocks(
     first = np.maximum(lo, 1.0)
     starts = _row_starts(first, hi + 1.0, mean + clone, sd, resolution)
     ends = np.concatenate([starts[:, 1:] - 1.0, (hi + 1.0)[:, None]], axis=1)
-    t, l, h = trials[:, None], lo[:, None], hi[:, None]
-    weight = w_rest[:, None] * _mass(starts, ends, l, h, t, p2) + clone[:, None] * _mass(
-        starts - 1.0, ends - 1.0, l, h, t, p2
+    t, low, high = trials[:, None], lo[:, None], hi[:, None]
+    weight = w_rest[:, None] * _mass(starts, ends, low, high, t, p2) + clone[:, None] * _mass(
+        starts - 1.0, ends - 1.0, low, high, t, p2
     )
     weight = np.where(ends >= starts, weight, 0.0)
-    b_end = np.where(ends <= h, binom.pmf(ends, t, p2), 0.0)
-    b_prev = np.where(ends - 1.0 >= l, binom.pmf(ends - 1.0, t, p2), 0.0)
+    b_end = np.where(ends <= high, binom.pmf(ends, t, p2), 0.0)
+    b_prev = np.where(ends - 1.0 >= low, binom.pmf(ends - 1.0, t, p2), 0.0)
     denom = w_rest[:, None] * b_end + clone[:, None] * b_prev
     with np.errstate(divide="ignore", invalid="ignore"):  # denom = 0 only where b_prev = 0: no clone
         lam = np.where(denom > 0, clone[:, None] * b_prev / denom, 0.0)
@@ -300,8 +303,12 @@ class ClonePair:
         if resolution is not None:
             resolution = check_positive("resolution", resolution)
         blocks = pair_blocks(
-            np.array([self.trials]), self.rate, np.array([self.w_near]), np.array([self.w_far]),
-            np.array([self.w_rest]), resolution,
+            np.array([self.trials]),
+            self.rate,
+            np.array([self.w_near]),
+            np.array([self.w_far]),
+            np.array([self.w_rest]),
+            resolution,
         )
         return mixture_delta(*blocks, np.ones(1), eps)
 

@@ -129,8 +129,12 @@ class ExactItemCurve(PrivacyCurve):
         others, lam_t, weight = starts[keep] - 1.0, lam_t[keep], weight[keep]
         inv = 1.0 / self.d
         coins, alpha, block_weight, block_out = pair_blocks(
-            others, inv, lam_t + (1.0 - lam_t) * inv, (1.0 - lam_t) * inv,
-            (1.0 - lam_t) * (1.0 - 2.0 * inv), self.resolution,
+            others,
+            inv,
+            lam_t + (1.0 - lam_t) * inv,
+            (1.0 - lam_t) * inv,
+            (1.0 - lam_t) * (1.0 - 2.0 * inv),
+            self.resolution,
         )
         return coins, alpha, block_weight, block_out, weight, np.array([outside])
 

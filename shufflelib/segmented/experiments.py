@@ -108,7 +108,7 @@ def separate_errors(
     rng = check_generator("rng", rng)
     runs = check_int("runs", runs, minimum=1)
     total = np.zeros((runs, population.d))
-    for count, params, w in zip(nk, segment_params, omega):
+    for count, params, w in zip(nk, segment_params, omega, strict=False):
         holders = population.sample_holders(int(count), rng, size=runs)[:, None, :]
         counts = simulate_counts(holders, int(count), params, rng)
         total += w * estimate_frequencies(counts, int(count), params, [int(count)])

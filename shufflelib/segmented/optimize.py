@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._roots import first_true, last_true
+from .._roots import first_true, largest_reaching
 from .._validation import check_array, check_int, check_positive, check_probability
 from ..curves import PrivacyCurve
 from .exact_item import ExactItemCurve
@@ -162,17 +162,8 @@ def max_reporting_probability(
     def item_delta(lam: float) -> float:
         return float(item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max).delta(eps1))
 
-    if item_delta(1.0) <= delta1:
-        return 1.0
-    log_target = math.log(delta1)
-    return last_true(
-        lambda lam: item_delta(lam) <= delta1,
-        lambda lam: math.log(max(item_delta(lam), 1e-300)) - log_target,
-        0.0,
-        1.0,
-        rtol=_RTOL,
-        atol=1e-9,
-    )
+    found = largest_reaching(item_delta, delta1, 0.0, 1.0, log_scale=True, rtol=_RTOL, atol=1e-9)
+    return 0.0 if found is None else found
 
 
 def blanket_threshold(
@@ -360,7 +351,10 @@ def optimize_parameters(
             raise ValueError("m_grid must hold values > 0")
     lambdas = lambda_grid(grid, n, d, s, levels, delta, thresholds=thresholds, **kwargs)
     bounds = np.array(
-        [mse_bound(counts, lam, float(m), s) if counts @ lam > 0 else math.inf for m, lam in zip(grid, lambdas)]
+        [
+            mse_bound(counts, lam, float(m), s) if counts @ lam > 0 else math.inf
+            for m, lam in zip(grid, lambdas, strict=False)
+        ]
     )
     best = int(np.argmin(bounds))
     m = float(grid[best])

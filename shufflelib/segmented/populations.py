@@ -213,7 +213,13 @@ class CatalogueSets(SetPopulation):
 
 
 def msnbc_like(
-    rng: np.random.Generator, *, d: int = 17, s: int = 4, size: int = 50_000, zipf: float = 1.0, mean_visits: float = 2.0
+    rng: np.random.Generator,
+    *,
+    d: int = 17,
+    s: int = 4,
+    size: int = 50_000,
+    zipf: float = 1.0,
+    mean_visits: float = 2.0,
 ) -> CatalogueSets:
     """A synthetic population with the shape of the MSNBC data used by the paper.
 

@@ -216,9 +216,7 @@ def run_protocol(
     return shuffle(np.concatenate(per_user) if per_user else np.zeros(0, dtype=np.int64), rng)
 
 
-def estimate_frequencies(
-    counts: object, n: int, params: SegmentedParameters, level_counts: object
-) -> np.ndarray:
+def estimate_frequencies(counts: object, n: int, params: SegmentedParameters, level_counts: object) -> np.ndarray:
     """Algorithm 2, line 21: ``Ŵ_j = (C_j − n m / d) / Σ_k n̂_k λ_k``.
 
     Parameters

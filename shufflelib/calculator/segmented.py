@@ -1,0 +1,150 @@
+r"""The segmented protocol in the privacy calculator (``python -m shufflelib``).
+
+Two bounds on the privacy of one user of Algorithm 2 (``s`` items, reporting probability
+``λ``, ``m`` blanket messages per user, ``n`` users, ``d`` items):
+
+* ``segmented-thm3`` — Theorem 3 as printed (the paper's pair, then group privacy);
+* ``segmented-exact`` — the exact single-item curve, which also counts what the number of
+  messages reveals, then group privacy (sound).
+
+Examples::
+
+    python -m shufflelib epsilon --bound segmented-exact --n 5000 --m 1.5 --d 17 --s 4 --lam 0.5 --delta 2e-6
+    python -m shufflelib delta --bound segmented-thm3 --n 5000 --m 2 --d 17 --s 4 --lam 0.5 --eps 0.5
+    python -m shufflelib eps0 --bound segmented-exact --n 5000 --m 2 --d 17 --s 4 --eps 1 --delta 2e-6
+
+The Poisson randomizer has no local ε: the ``eps0`` question answers the largest reporting
+probability ``λ`` that reaches ``(--eps, --delta)`` (the record's ``lam``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..segmented.group import GROUP_FORMS, GroupCurve
+from ..segmented.optimize import item_curve, max_reporting_probability, slots_for
+from .base import USERS, Argument, Family, Number, Question, question_inputs
+
+__all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
+
+
+class SegmentedThm3:
+    """Theorem 3 as printed: Lemma 3's pair with ``n·⌈m⌉ − 1`` blanket slots, then group privacy.
+
+    Examples
+    --------
+    >>> SegmentedThm3.name, SegmentedThm3.accounting
+    ('segmented-thm3', 'theorem3')
+    """
+
+    name = "segmented-thm3"
+    accounting = "theorem3"
+    title = "Segmented shuffle protocol (Wang et al.), Theorem 3 as printed: not sound for lam < 1"
+    reference = "S. Wang et al., Segmented Private Data Aggregation in the Multi-message Shuffle Model."
+
+
+class SegmentedExact:
+    """The exact single-item curve (total message count included), then group privacy.
+
+    Examples
+    --------
+    >>> SegmentedExact.name, SegmentedExact.accounting
+    ('segmented-exact', 'exact')
+    """
+
+    name = "segmented-exact"
+    accounting = "exact"
+    title = "Segmented shuffle protocol: exact single-item privacy (counts the number of messages), then group privacy"
+    reference = "shuffle-dp-book, chapter 'Segmented private data aggregation'."
+
+
+_PROTOCOL = (
+    USERS,
+    Argument("--m", "expected blanket messages per user (> 0)", "M", number=Number(low=0, open_low=True)),
+    Argument("--d", "number of items (an integer >= 3)", "D", number=Number(integer=True, low=3)),
+    Argument("--s", "items per user (an integer >= 1, at most d)", "S", number=Number(integer=True, low=1)),
+)
+_LAM = Argument("--lam", "reporting probability of the user's level, in [0, 1]", "LAM", number=Number(low=0, high=1))
+_OPTIONS = (
+    Argument(
+        "--slots",
+        "blanket slots per user (default ceil(m))",
+        "SLOTS",
+        required=False,
+        number=Number(integer=True, low=1),
+    ),
+    Argument("--group", "group-privacy form (default paper)", required=False, choices=GROUP_FORMS),
+)
+
+
+class SegmentedFamily(Family):
+    """Calculator family of the segmented protocol.
+
+    Examples
+    --------
+    >>> from shufflelib.calculator.base import QUESTIONS
+    >>> texts = {"n": "5000", "m": "1.5", "d": "17", "s": "4", "lam": "0.5", "delta": "2e-6"}
+    >>> record = SegmentedFamily().ask(QUESTIONS[0], "segmented-thm3", texts)
+    >>> 0.4 < record["eps"] < 0.6
+    True
+    """
+
+    bounds: Mapping[str, type] = {cls.name: cls for cls in (SegmentedThm3, SegmentedExact)}
+
+    def arguments(self, question: Question) -> tuple[Argument, ...]:
+        """The options read to answer ``question`` (``--lam`` is the answer of the eps0 question)."""
+        lam = () if question.command == "eps0" else (_LAM,)
+        given = question_inputs(question, first=_LAM)
+        return (*_PROTOCOL, *lam, *(arg for arg in given if arg is not _LAM), *_OPTIONS)
+
+    def answer_key(self, question: Question, bound: str) -> str:
+        """``lam`` for the eps0 question (the largest reporting probability), else the question's."""
+        return "lam" if question.command == "eps0" else question.answer
+
+    def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
+        cls = self.bounds[bound]
+        n, m, d, s = values["n"], values["m"], values["d"], values["s"]
+        if s > d:
+            raise ValueError(f"--s must be at most --d = {d}, got {s}")
+        group = values["group"] or "paper"
+        slots = values["slots"]
+        gamma_max = 1.0 if slots is None else min(1.0, m / slots)
+        if slots is not None and slots_for(m, gamma_max) != slots:
+            raise ValueError(f"--slots must be an integer >= --m = {m!r}, got {slots!r}")
+        record: dict[str, Any] = {"bound": bound, "n": n, "m": m, "d": d, "s": s, "group": group, "slots": slots}
+        if question.command == "eps0":
+            record["eps"], record["delta"] = values["eps"], values["delta"]
+            record["lam"] = float(
+                max_reporting_probability(
+                    n,
+                    m,
+                    d,
+                    s,
+                    values["eps"],
+                    values["delta"],
+                    accounting=cls.accounting,
+                    group=group,
+                    gamma_max=gamma_max,
+                )
+            )
+            return record
+        record["lam"] = values["lam"]
+        curve = GroupCurve(item_curve(n, m, d, values["lam"], accounting=cls.accounting, gamma_max=gamma_max), s, group)
+        if question.command == "epsilon":
+            record["delta"] = values["delta"]
+            record[question.answer] = float(curve.epsilon(values["delta"]))
+        else:
+            record["eps"] = values["eps"]
+            record[question.answer] = float(curve.delta(values["eps"]))
+        return record
+
+    def describe(self, bound: str) -> list[str]:
+        cls = self.bounds[bound]
+        return [
+            cls.title,
+            cls.reference,
+            "options: --m --d --s --lam [--slots] [--group paper|standard]; "
+            "the eps0 question answers the largest reporting probability lam",
+        ]

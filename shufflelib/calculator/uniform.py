@@ -1,0 +1,105 @@
+"""The calculator's family of ``n`` users running the same ``eps0``-LDP randomizer.
+
+Examples
+--------
+>>> from shufflelib.calculator.base import QUESTIONS
+>>> UniformFamily().ask(QUESTIONS[0], "exact-krr", {"n": "1000", "eps0": "1", "delta": "1e-6"})["k"]
+2
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
+from ..composition import MAX_ROUNDS, compare_composition, compose_bound, max_eps0_composed
+from .base import USERS, Argument, Family, Number, Question, question_inputs
+
+__all__ = ["UniformFamily"]
+
+_MECHANISM = Argument(
+    "--mechanism",
+    "local randomizer family (default: generic if the bound covers it, else the first it covers)",
+    required=False,
+    choices=MECHANISMS,
+)
+_K = Argument(
+    "--k",
+    "domain size of k-ary randomized response (default 2 for krr)",
+    "K",
+    required=False,
+    number=Number(integer=True, low=2),
+)
+_COMPOSE = Argument(
+    "--compose",
+    "number of rounds T: answer for the T-fold adaptive composition (privacy loss distributions; "
+    "--json adds the Renyi DP, advanced and naive composition baselines to the epsilon question)",
+    "T",
+    required=False,
+    number=Number(integer=True, low=1, high=MAX_ROUNDS),
+)
+
+
+class UniformFamily(Family):
+    """``n`` users running the same ``eps0``-LDP randomizer: every bound of
+    :data:`shufflelib.bounds.BOUNDS`.
+
+    ``--mechanism`` defaults to ``generic`` when the bound covers it, else to the
+    first family it covers (``krr`` for ``exact-krr``); ``--k`` defaults to 2
+    (binary randomized response) when the mechanism is ``krr``.
+
+    Examples
+    --------
+    >>> from shufflelib.calculator.base import QUESTIONS
+    >>> values = {"n": 1000, "eps0": 1.0, "delta": 1e-6, "mechanism": None, "k": None}
+    >>> record = UniformFamily().answer(QUESTIONS[0], "exact-krr", values)
+    >>> record["mechanism"], record["k"], 0 < record["eps"] < 1
+    ('krr', 2, True)
+    """
+
+    bounds: Mapping[str, type[AmplificationBound]] = BOUNDS
+
+    def arguments(self, question: Question) -> tuple[Argument, ...]:
+        return (USERS, *question_inputs(question), _MECHANISM, _K, _COMPOSE)
+
+    def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
+        cls = self.bounds[bound]
+        mechanism = values["mechanism"] or ("generic" if "generic" in cls.mechanisms else cls.mechanisms[0])
+        k = values["k"] if values["k"] is not None else (2 if mechanism == "krr" else None)
+        model = cls(mechanism=mechanism, k=k)
+        first, second = (arg.dest for arg in question_inputs(question))
+        record = {"bound": bound, "mechanism": mechanism, "k": k, "n": values["n"]}
+        record.update({first: values[first], second: values[second]})
+        if values.get("compose") is not None:
+            rounds = values["compose"]
+            return {
+                **record,
+                "compose": rounds,
+                **_composed(question, model, values["n"], values[first], values[second], rounds),
+            }
+        ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
+        return {**record, question.answer: float(ask(values["n"], values[first], values[second]))}
+
+    def describe(self, bound: str) -> list[str]:
+        return [*super().describe(bound), f"mechanisms: {', '.join(self.bounds[bound].mechanisms)}"]
+
+
+def _composed(question: Question, model: AmplificationBound, n: int, x: float, y: float, rounds: int) -> dict[str, Any]:
+    """Answer ``question`` for ``rounds`` composed rounds (``x, y``: the question's two inputs)."""
+    if question.command == "epsilon":
+        r = compare_composition(model, n, x, rounds, y)
+        return {
+            "eps": r["pld"],
+            "discretization_error": r["discretization_error"],
+            "lower_bound": r["lower_bound"],
+            "baselines": {key: r[key] for key in ("rdp", "advanced", "naive")},
+        }
+    if question.command == "delta":
+        curve = compose_bound(model, n, x, rounds)
+        return {
+            "delta": curve.delta(y),
+            "discretization_error": curve.discretization_error,
+            "lower_bound": curve.lower_bound,
+        }
+    return {"eps0": max_eps0_composed(model, n, x, y, rounds)}
