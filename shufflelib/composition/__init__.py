@@ -44,7 +44,7 @@ from ..bounds.clones import ClonePairBound, binomial_range
 from ..bounds.exact import ExactKRR
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import clone_pair_pld
+from .clone_pld import MAX_BINS, clone_pair_pld
 from .pld import LossDistribution, compose, from_log_pmfs
 
 __all__ = [
@@ -158,9 +158,11 @@ def round_distributions(
 def default_step(n: int, eps0: float, rounds: int) -> float:
     """Default grid spacing: ``min(1e-4, 0.01 / rounds, σ / 50)``, σ the clone pair's loss scale.
 
+    (At least ``4 eps0 / MAX_BINS``, so that one round fits its grid; for many rounds at
+    few users the discretization error ``rounds · step`` then exceeds 0.01, and is reported.)
+
     ``σ = 2 tanh(eps0/2) / sqrt(1 + (n − 1) · 2/(e^{eps0} + 1))`` (the standard
-    deviation of one round's loss for stronger clones). The discretization
-    error ``rounds · step`` is then at most 0.01.
+    deviation of one round's loss for stronger clones).
 
     Examples
     --------
@@ -169,7 +171,8 @@ def default_step(n: int, eps0: float, rounds: int) -> float:
     1e-05
     """
     scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + (n - 1) * 2.0 / (math.exp(min(eps0, 700.0)) + 1.0))
-    return min(1e-4, 0.01 / rounds, scale / 50.0)
+    # ... but never so fine that one round's grid over [-eps0, eps0] exceeds MAX_BINS / 2 points.
+    return max(min(1e-4, 0.01 / rounds, scale / 50.0), 4.0 * eps0 / MAX_BINS)
 
 
 class ComposedCurve(PrivacyCurve):
@@ -342,8 +345,7 @@ def compare_over_rounds(
 ) -> dict[str, np.ndarray]:
     """:func:`compare_composition` for several numbers of rounds, building the round once.
 
-    The grid step is :func:`default_step` for the largest number of rounds (so
-    the discretization error is at most 0.01 for every entry). Returns arrays
+    The grid step is :func:`default_step` for the largest number of rounds. Returns arrays
     (one entry per number of rounds) under ``pld``, ``rdp``, ``advanced``,
     ``naive`` and ``rounds``.
 
