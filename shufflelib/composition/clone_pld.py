@@ -38,7 +38,7 @@ from scipy.stats import binom
 from ..bounds.clones import BINOM_RTOL, binomial_range
 from .pld import LossDistribution
 
-__all__ = ["clone_count_blocks", "binomial_mixture", "clone_pair_pld"]
+__all__ = ["clone_count_blocks", "binomial_mixture", "clone_blocks_pld", "clone_pair_pld"]
 
 #: Tail of the clone count outside the blocks (per side).
 CENTRAL_TAIL = 1e-20
@@ -217,6 +217,33 @@ def _enumerate(total, m, a, b, w, spread, step, k_lo, pessimistic, rtol) -> floa
     return 0.0
 
 
+def clone_blocks_pld(
+    local: float, counts: np.ndarray, weights: np.ndarray, step: float, *, inf_mass: float = 0.0
+) -> LossDistribution:
+    """Pessimistic discretized PLD of a clone pair given by blocks of its clone-count law.
+
+    The convention of :mod:`shufflelib.bounds.clone_pair`: ``counts`` are the left ends
+    of blocks of ``C`` (the other users' clones), ``weights`` their masses, ``local`` the
+    victim's local log-odds ``L`` (``eps0`` for an ``eps0``-LDP randomizer; finite). Any
+    block law that is a valid (stochastically smaller, left-end) replacement for ``C``
+    gives a valid pessimistic distribution; ``inf_mass`` is mass left out of the blocks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.clone_pld import clone_blocks_pld
+    >>> ld = clone_blocks_pld(1.0, np.array([0.0]), np.array([1.0]), 1e-3)  # no clones: RR
+    >>> round(ld.delta(0.0), 3)
+    0.462
+    """
+    if not math.isfinite(local) or local <= 0:
+        raise ValueError(f"local must be a finite log-odds > 0, got {local!r}")
+    v = 2.0 / (1.0 + math.exp(local))  # u = 2 - v; u - v = 2 tanh(L/2), accurate for any L
+    m = np.asarray(counts, dtype=float) + 1.0
+    beta = np.full(m.shape, 2.0 * math.tanh(local / 2.0))
+    return binomial_mixture(m, weights, v * m, beta, step, pessimistic=True, inf_mass=inf_mass, max_loss=local)
+
+
 def clone_pair_pld(
     n: int, eps0: float, clone_probability: float, step: float, *, blocks: int = BLOCKS
 ) -> LossDistribution:
@@ -236,7 +263,4 @@ def clone_pair_pld(
     True
     """
     start, weight, below = clone_count_blocks(n - 1, clone_probability, blocks)
-    v = 2.0 / (1.0 + math.exp(eps0))  # u = 2 - v; u - v = 2 tanh(eps0/2), accurate for any eps0
-    m = start + 1.0
-    beta = np.full(m.shape, 2.0 * math.tanh(eps0 / 2.0))
-    return binomial_mixture(m, weight, v * m, beta, step, pessimistic=True, inf_mass=below, max_loss=eps0)
+    return clone_blocks_pld(eps0, start, weight, step, inf_mass=below)

@@ -135,8 +135,8 @@ class LossDistribution:
         value = float(w @ tail)
         slack = float(np.sqrt(w @ w)) * self.rounding + self.tail_mass
         if self.pessimistic:
-            return min(1.0, value + slack + self.inf_mass)
-        return min(1.0, max(value - slack, 0.0) + self.inf_mass)
+            return float(min(1.0, value + slack + self.inf_mass))
+        return float(min(1.0, max(value - slack, 0.0) + self.inf_mass))
 
     def renyi(self, alpha: np.ndarray) -> np.ndarray:
         """Rényi divergences ``D_α(P‖Q) = log E_P[e^{(α−1)L}] / (α − 1)`` for ``α > 1``.
