@@ -365,7 +365,7 @@ class DominatingPair(PrivacyCurve):
 def symmetrized(alpha: np.ndarray, f: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(min{f, f^{-1}})^{**}``: the symmetrization of a trade-off curve given on points.
 
-    The one symmetrization of the library (:meth:`DominatingPair.tradeoff` with
+    The one symmetrization of the library (:meth:`~shufflelib.curves.DominatingPair.tradeoff` with
     ``symmetric=True``, the personalized chapter's curves).
 
     ``f`` is given by the points ``(alpha, f)`` (non-increasing, from

@@ -309,7 +309,7 @@ class BinomialSum:
         """Build the clone count of ``counts[g]`` users cloning with probability ``q[g]``.
 
         Each binomial is cut to the integers outside which Bernstein's inequality leaves mass
-        ``<= tail / G`` per side (carried in :attr:`tail_low`, :attr:`tail_high`), and the pmfs
+        ``<= tail / G`` per side (carried in ``tail_low``, ``tail_high``), and the pmfs
         are convolved pairwise in a balanced tree, directly (positive terms only: the far tails
         keep their relative accuracy, so δ stays accurate down to ~``tail``). When a product
         would exceed ``max_direct`` multiply-adds, every binomial ``X`` is first replaced by

@@ -218,10 +218,11 @@ class Family(ABC):
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with bound ``bound``.
 
-        ``values`` maps each :attr:`Argument.dest` of :meth:`arguments` to its parsed value
-        (``None`` if not given). Returns the record printed by ``--json``: the inputs and the
-        answer under :meth:`answer_key`. An optional ``"warning"`` entry (a sentence) is printed
-        on stderr and the answer still exits 0. Raises :class:`ValueError` for bad values and
+        ``values`` maps each :attr:`~shufflelib.calculator.base.Argument.dest` of ``arguments`` to
+        its parsed value (``None`` if not given). Returns the record printed by ``--json``: the
+        inputs and the answer under :meth:`~shufflelib.calculator.base.Family.answer_key`. An
+        optional ``"warning"`` entry (a sentence) is printed on stderr and the answer still exits 0.
+        Raises :class:`ValueError` for bad values and
         :class:`~shufflelib.bounds.base.NotApplicableError` when the theorem does not cover them.
         """
 

@@ -21,11 +21,11 @@ from .base import QUESTIONS, Argument, Family, Question, shorten
 __all__ = ["main", "build_parser", "PROG", "NOT_APPLICABLE", "BAD_ARGUMENTS", "INTERNAL_ERROR"]
 
 PROG = "shufflelib"
-#: Exit status: the bound's theorem does not cover the parameters.
+#: The exit status when the bound's theorem does not cover the parameters.
 NOT_APPLICABLE = 1
-#: Exit status: bad command-line arguments.
+#: The exit status of bad command-line arguments.
 BAD_ARGUMENTS = 2
-#: Exit status: an unexpected exception (a bug), reported in one line.
+#: The exit status of an unexpected exception (a bug), reported in one line.
 INTERNAL_ERROR = 3
 
 

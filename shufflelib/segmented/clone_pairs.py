@@ -39,12 +39,12 @@ tails, :func:`block_starts`) give an upper bound whose cost does not grow with `
 block masses come from binomial distribution functions. ``resolution=None`` sums every ``σ``
 (exact).
 
-Numerical tolerance. The clone count is summed over ``mean ± 9.5 sd`` (plus a skew margin);
-the exact binomial mass outside that range is added to δ. Each coin-pair value is
-``(1 − e^ε) T + (e^ε α − (1 − α)) B`` with ``T`` a binomial tail and ``B`` a pmf (scipy/Boost,
-relative accuracy budgeted at :data:`BINOM_RTOL`); a rounding budget of ``BINOM_RTOL`` times
-the absolute values of both terms, summed, is added to δ, so the returned δ is an upper bound
-on the exact one.
+Numerical tolerance. The clone count is summed over ``mean ± 9.5 sd`` (plus a skew margin); the
+exact binomial mass outside that range is added to δ. Each coin-pair value is ``(1 − e^ε) T +
+(e^ε α − (1 − α)) B`` with ``T`` a binomial tail and ``B`` a pmf (scipy/Boost, relative
+accuracy budgeted at :data:`~shufflelib.bounds.clone_pair.BINOM_RTOL`); a rounding budget of
+``BINOM_RTOL`` times the absolute values of both terms, summed, is added to δ, so the returned
+δ is an upper bound on the exact one.
 """
 
 from __future__ import annotations
