@@ -12,6 +12,12 @@ in ``eps``) or ``_epsilon`` (a closed form, monotone decreasing in ``delta``);
 the other questions are answered by certified monotone root finding
 (``shufflelib._roots``), which rounds in the safe direction: ε and δ up,
 the largest ``eps0`` down.
+
+Every answer is also capped by the local guarantee: the shuffled protocol is a
+post-processing of one user's ``eps0``-LDP report, so it is ``eps0``-DP
+(ε <= ``eps0``, and δ = 0 for ε >= ``eps0``; the whole local profile,
+:func:`local_delta`, caps the personalized bounds). Parameters are checked against the
+box of :mod:`shufflelib._validation` (``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100``).
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from abc import ABC
 from typing import ClassVar
 
 from .._roots import first_true, last_true
-from .._validation import check_int, check_nonnegative, check_positive, check_probability
+from .._validation import N_MAX, check_eps0, check_int, check_n, check_nonnegative, check_positive, check_probability
 
-__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS"]
+__all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS", "local_delta"]
 
 #: Mechanism families a bound may be specialised to.
 MECHANISMS = ("generic", "laplace", "krr")
@@ -32,6 +38,20 @@ MECHANISMS = ("generic", "laplace", "krr")
 EPS0_MAX = 50.0
 #: Smallest δ the ``delta`` question resolves (smaller answers are reported as this, rounded up).
 DELTA_FLOOR = 1e-300
+
+
+def local_delta(eps0: float, eps: float) -> float:
+    """δ(ε) of ``eps0``-randomized response, which dominates every ``eps0``-LDP randomizer (rounded up).
+
+    Examples
+    --------
+    >>> local_delta(1.0, 1.0), round(local_delta(1.0, 0.0), 6)
+    (0.0, 0.462117)
+    """
+    if eps >= eps0:
+        return 0.0
+    # (e^eps0 - e^eps)/(1 + e^eps0) = -expm1(eps - eps0)/(1 + e^-eps0), no overflow for large eps0.
+    return min(1.0, -math.expm1(eps - eps0) / (1.0 + math.exp(-eps0)) * (1.0 + 1e-14))
 
 
 class NotApplicableError(ValueError):
@@ -92,7 +112,7 @@ class AmplificationBound(ABC):
         if mechanism == "krr":
             if k is None:
                 raise ValueError("k must be given (an integer >= 2) when mechanism='krr'")
-            k = check_int("k", k, minimum=2)
+            k = check_int("k", k, minimum=2, maximum=N_MAX)
         elif k is not None:
             raise ValueError(f"k is only used with mechanism='krr', got k={k!r} for {mechanism!r}")
         self.mechanism = mechanism
@@ -110,6 +130,10 @@ class AmplificationBound(ABC):
     def applicable(self, n: int, eps0: float, delta: float | None = None) -> bool:
         """Whether the theorem covers ``(n, eps0[, delta])``."""
         return self.validity(n, eps0, delta) is None
+
+    def _at(self, n: int) -> str:
+        """Where the question was asked, for messages (``" at n=..."``)."""
+        return f" at n={n}"
 
     def _require(self, n: int, eps0: float, delta: float | None = None) -> None:
         reason = self.validity(n, eps0, delta)
@@ -143,7 +167,7 @@ class AmplificationBound(ABC):
     def _delta_checked(self, n: int, eps0: float, eps: float) -> float:
         d = float(self._delta(n, eps0, eps))
         if math.isnan(d):
-            raise RuntimeError(f"{self.name}: delta evaluated to NaN at n={n}, eps0={eps0}, eps={eps}")
+            raise RuntimeError(f"{self.name}: delta evaluated to NaN{self._at(n)}, eps0={eps0}, eps={eps}")
         return min(max(d, 0.0), 1.0)
 
     # ------------------------------------------------------------ public API
@@ -167,6 +191,9 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         eps = _check_eps(eps)
         self._require(n, eps0)
+        return 0.0 if eps >= eps0 else self._delta_question(n, eps0, eps)
+
+    def _delta_question(self, n: int, eps0: float, eps: float) -> float:
         if type(self)._delta is not AmplificationBound._delta:
             return self._delta_checked(n, eps0, eps)
         # Closed form in ε(δ), decreasing in δ: find the smallest δ whose ε is <= eps.
@@ -220,9 +247,9 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         delta = check_probability("delta", delta)
         self._require(n, eps0, delta)
-        eps = float(self._epsilon(n, eps0, delta))
+        eps = min(float(self._epsilon(n, eps0, delta)), eps0)
         if math.isnan(eps):
-            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN at n={n}, eps0={eps0}, delta={delta}")
+            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN{self._at(n)}, eps0={eps0}, delta={delta}")
         return max(eps, 0.0)
 
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
@@ -247,7 +274,7 @@ class AmplificationBound(ABC):
         NotApplicableError
             If no ``eps0`` in the theorem's validity range reaches the target.
         """
-        n = check_int("n", n, minimum=2)
+        n = check_n(n)
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
 
@@ -265,13 +292,13 @@ class AmplificationBound(ABC):
                 lo /= 2.0
             if not ok(lo):
                 raise NotApplicableError(
-                    f"{self.name} bound not applicable: no eps0 reaches eps={eps}, delta={delta} at n={n}"
+                    f"{self.name} bound not applicable: no eps0 reaches eps={eps}, delta={delta}{self._at(n)}"
                 )
         return last_true(ok, score, lo, EPS0_MAX)
 
 
 def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
-    return check_int("n", n, minimum=2), check_positive("eps0", eps0)
+    return check_n(n), check_eps0(eps0)
 
 
 def _check_eps(eps: float) -> float:

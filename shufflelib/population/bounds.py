@@ -39,7 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_int, check_nonnegative, check_positive
+from .._validation import check_eps0, check_int, check_nonnegative, check_positive
 from ..bounds.base import AmplificationBound, NotApplicableError
 from .laws import (
     BinomialPopulation,
@@ -102,6 +102,9 @@ class _Inverter(AmplificationBound):
 
     def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
         return self.outer.validity(eps0, delta)
+
+    def _at(self, n: int) -> str:
+        return ""  # n is a placeholder: the population law gives the number of users
 
 
 class _ClosedFormInverter(_Inverter):
@@ -193,7 +196,7 @@ class PopulationBound(ABC):
         eps
             Central ε, >= 0.
         """
-        eps0 = check_positive("eps0", eps0)
+        eps0 = check_eps0(eps0)
         if check_nonnegative("eps", eps) >= eps0:
             return 0.0
         return self._engine.delta(_PLACEHOLDER_N, eps0, eps)

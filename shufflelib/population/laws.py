@@ -40,10 +40,12 @@ import numpy as np
 from scipy import stats
 
 from .._validation import (
+    N_MAX,
     check_array,
     check_generator,
     check_in_range,
     check_int,
+    check_n,
     check_nonnegative,
     check_positive,
     check_probability,
@@ -111,6 +113,16 @@ def integer_range(cdf, sf, mean: float, sd: float, low: int, high: float, tail: 
     return int(lo), int(hi)
 
 
+def _check_mean(name: str, value: object) -> float:
+    """A mean number of other users: in ``[0, N_MAX]`` (the box of :mod:`shufflelib._validation`)."""
+    return check_in_range(name, value, 0.0, N_MAX)
+
+
+def _check_variance(name: str, value: object) -> float:
+    """A variance of the number of other users: in ``[0, N_MAX**2]``."""
+    return check_in_range(name, value, 0.0, float(N_MAX) ** 2)
+
+
 @dataclass(frozen=True)
 class MeanVariance:
     """Only the mean and the variance of ``N − 1`` are known (Theorem 3, Theorem 4(e)).
@@ -132,8 +144,8 @@ class MeanVariance:
     variance: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
-        object.__setattr__(self, "variance", check_nonnegative("variance", self.variance))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
+        object.__setattr__(self, "variance", _check_variance("variance", self.variance))
 
 
 @dataclass(frozen=True)
@@ -161,8 +173,8 @@ class SubGaussianTail:
     tau: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
-        object.__setattr__(self, "tau", check_nonnegative("tau", self.tau))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
+        object.__setattr__(self, "tau", check_in_range("tau", self.tau, 0.0, N_MAX))
 
 
 @dataclass(frozen=True)
@@ -192,7 +204,7 @@ class SubExponentialTail:
     b: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
         object.__setattr__(self, "a", check_in_range("a", self.a, 1.0, math.inf, closed_high=False))
         object.__setattr__(self, "b", check_positive("b", self.b))
 
@@ -386,7 +398,7 @@ class FixedPopulation(PopulationLaw):
     name = "fixed"
 
     def __init__(self, others: int) -> None:
-        self.others = check_int("others", others, minimum=0)
+        self.others = check_int("others", others, minimum=0, maximum=N_MAX)
 
     def __repr__(self) -> str:
         return f"FixedPopulation(others={self.others})"
@@ -442,7 +454,7 @@ class BinomialPopulation(_ScipyLaw):
     name = "binomial"
 
     def __init__(self, n_prime: int, alpha: float) -> None:
-        self.n_prime = check_int("n_prime", n_prime, minimum=2)
+        self.n_prime = check_n(n_prime, "n_prime")
         self.alpha = check_probability("alpha", alpha, closed_high=True)
         self._dist = stats.binom(self.n_prime - 1, self.alpha)
 
@@ -488,6 +500,8 @@ class PoissonPopulation(_ScipyLaw):
 
     def __init__(self, lam: float) -> None:
         self.lam = check_positive("lam", lam)
+        if self.lam > N_MAX:
+            raise ValueError(f"lam must be a number > 0 and <= {N_MAX}, got {lam!r}")
         self._dist = stats.poisson(self.lam)
 
     def __repr__(self) -> str:
@@ -528,8 +542,8 @@ class NegativeBinomialPopulation(_ScipyLaw):
     name = "negbin"
 
     def __init__(self, mean: float, variance: float) -> None:
-        mean = check_positive("mean", mean)
-        variance = check_positive("variance", variance)
+        mean = check_positive("mean", _check_mean("mean", mean))
+        variance = check_positive("variance", _check_variance("variance", variance))
         if not variance > mean:
             raise ValueError(f"variance must be > mean = {mean!r} for a negative binomial, got {variance!r}")
         self._mean, self._variance = mean, variance

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.base import NotApplicableError
-from .group import GROUP_FORMS, GroupCurve
-from .optimize import item_curve, max_reporting_probability, slots_for
+from .group import GROUP_FORMS
+from .optimize import check_user, max_reporting_probability, slots_for, user_curve
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
 
@@ -121,6 +121,7 @@ class SegmentedFamily:
         m = _number("m", values["m"])
         d = _integer("d", values["d"])
         s = _integer("s", values["s"])
+        n, m, d, s = check_user(n, m, d, s)
         group = values.get("group") or "paper"
         slots = None if values.get("slots") is None else _integer("slots", values["slots"])
         gamma_max = 1.0 if slots is None else min(1.0, m / max(slots, 1))
@@ -138,11 +139,13 @@ class SegmentedFamily:
                 f"for (eps={eps}, delta={delta}) is lam={lam!r}"
             )
         lam = _number("lam", values["lam"])
-        curve = GroupCurve(item_curve(n, m, d, lam, accounting=cls.accounting, gamma_max=gamma_max), s, group)
+        curve = user_curve(n, m, d, s, lam, accounting=cls.accounting, group=group, gamma_max=gamma_max)
         record["lam"] = lam
         if question.command == "epsilon":
             record["delta"] = _number("delta", values["delta"])
             record[question.answer] = float(curve.epsilon(record["delta"]))
+            if record[question.answer] == float("inf"):
+                raise NotApplicableError(f"{bound} bound not applicable: no finite eps reaches delta={record['delta']}")
         else:
             record["eps"] = _number("eps", values["eps"])
             record[question.answer] = float(curve.delta(record["eps"]))
