@@ -191,7 +191,11 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         eps = _check_eps(eps)
         self._require(n, eps0)
-        return 0.0 if eps >= eps0 else self._delta_question(n, eps0, eps)
+        if eps >= eps0:
+            return 0.0
+        # Below eps0 no shuffled eps0-LDP protocol is pure DP for every randomizer: a delta that
+        # underflowed to 0 is reported as the floor, rounded up.
+        return max(self._delta_question(n, eps0, eps), DELTA_FLOOR)
 
     def _delta_question(self, n: int, eps0: float, eps: float) -> float:
         if type(self)._delta is not AmplificationBound._delta:

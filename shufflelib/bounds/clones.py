@@ -474,15 +474,15 @@ class ClonesClosedForm(AmplificationBound):
         >>> ClonesClosedForm().validity(1_000, 4.0, 1e-6)
         'requires eps0 <= log(n / (16 log(2/delta))) = 1.46, got eps0=4.0'
         """
-        log_term = math.log(2.0 / delta) if delta is not None else math.log(2.0)
-        limit = math.log(n / (16.0 * log_term))
+        log_term = math.log(2.0) - math.log(delta) if delta is not None else math.log(2.0)
+        limit = math.log(n / 16.0) - math.log(log_term)  # no overflow of 2/delta near the float limit
         if not eps0 <= limit:
             return f"requires eps0 <= log(n / (16 log(2/delta))) = {limit:.4g}, got eps0={eps0}"
         return None
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         e0 = math.exp(eps0)
-        inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+        inner = 8.0 * math.sqrt(e0 * (math.log(4.0) - math.log(delta)) / n) + 8.0 * e0 / n
         eps = math.log1p(math.tanh(eps0 / 2.0) * inner) * (1.0 + _INVERSE_ROUNDING)
         return min(eps, eps0)
 
