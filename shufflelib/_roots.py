@@ -31,6 +31,8 @@ def _bisect(ok: Callable[[float], bool], bad: float, good: float, rtol: float, a
         if abs(good - bad) <= rtol * max(abs(good), abs(bad)) + atol:
             break
         mid = 0.5 * (good + bad)
+        if mid in (good, bad):  # adjacent floats: nothing left to split
+            break
         if ok(mid):
             good = mid
         else:

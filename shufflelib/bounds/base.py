@@ -217,7 +217,7 @@ class AmplificationBound(ABC):
             score,
             lo,
             hi,
-            rtol=1e-9,
+            rtol=0.0,  # to the adjacent float: delta(epsilon(d)) <= d exactly as evaluated
             atol=0.0,
         )
 
