@@ -227,18 +227,21 @@ class PersonalizedBound(ABC):
         delta = check_probability("delta", delta)
         top = _check_box(population).eps_max
 
+        # (eps, delta) is certified at eps_max = e0 iff the scaled population's delta(eps) <= delta:
+        # one profile evaluation per step (not an epsilon search). Asking it slightly below eps (by
+        # more than the epsilon search's tolerance, 1e-9 eps + 1e-12) keeps the round trip
+        # epsilon(scaled population, delta) <= eps.
+        inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
+
         def value(e0: float) -> float:
-            try:
-                return self._epsilon(population.scaled(e0 / top), delta)
-            except NotApplicableError:
-                return math.inf
+            return float(self._curve(population.scaled(e0 / top)).delta(inner))
 
         def ok(e0: float) -> bool:
-            return value(e0) <= eps
+            return value(e0) <= delta
 
         def score(e0: float) -> float:
             v = value(e0)
-            return (v - eps) if math.isfinite(v) else 1e300
+            return math.log(v) - math.log(delta) if v > 0 else -1e300
 
         lo = min(eps, EPS0_MAX)
         while lo > 1e-6 and not ok(lo):
