@@ -102,6 +102,9 @@ class AmplificationBound(ABC):
     reference: ClassVar[str] = ""
     #: Mechanism families the theorem covers.
     mechanisms: ClassVar[tuple[str, ...]] = ("generic",)
+    #: Whether ``_epsilon`` is a closed form (then ``max_eps0`` inverts it directly; otherwise a
+    #: bound with a profile answers ``max_eps0`` from the profile, one evaluation per step).
+    closed_form: ClassVar[bool] = False
 
     def __init__(self, mechanism: str = "generic", k: int | None = None) -> None:
         if mechanism not in self.mechanisms:
@@ -282,12 +285,33 @@ class AmplificationBound(ABC):
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
 
-        def ok(e0: float) -> bool:
-            return self._epsilon_valid(n, e0, delta) <= eps
+        if type(self)._delta is not AmplificationBound._delta and not self.closed_form:
+            # A profile: (eps, delta) holds at e0 iff delta(e0, eps) <= delta, one evaluation per
+            # step instead of an epsilon search. Asked slightly below eps (by more than the epsilon
+            # search's tolerance, 1e-9 eps + 1e-12) to keep epsilon(n, max_eps0, delta) <= eps.
+            inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
 
-        def score(e0: float) -> float:
-            v = self._epsilon_valid(n, e0, delta)
-            return (v - eps) if math.isfinite(v) else 1e300
+            def profile(e0: float) -> float:
+                if self.validity(n, e0, delta) is not None:
+                    return 1.0
+                if e0 <= eps:
+                    return 0.0  # the shuffled protocol is e0-DP
+                return self._delta_checked(n, e0, inner)
+
+            def ok(e0: float) -> bool:
+                return profile(e0) <= delta
+
+            def score(e0: float) -> float:
+                return _safe_log(profile(e0)) - math.log(delta)
+
+        else:
+
+            def ok(e0: float) -> bool:
+                return self._epsilon_valid(n, e0, delta) <= eps
+
+            def score(e0: float) -> float:
+                v = self._epsilon_valid(n, e0, delta)
+                return (v - eps) if math.isfinite(v) else 1e300
 
         lo = min(eps, EPS0_MAX)
         if not ok(lo):

@@ -458,6 +458,7 @@ class ClonesClosedForm(AmplificationBound):
     False
     """
 
+    closed_form = True
     name = "clones-closed"
     title = "Feldman, McMillan, Talwar (2021), hiding among the clones (closed form)"
     reference = ClonesNumerical.reference
