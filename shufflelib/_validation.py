@@ -10,7 +10,8 @@ box, stated here (and nowhere else):
 * the number of users ``n`` (or of participants, of clones, a population law's
   mean) is an integer in ``[2, N_MAX]`` with ``N_MAX = 10**9``;
 * a local privacy parameter ``eps0`` is in ``[EPS0_MIN, EPS0_LIMIT] = [1e-6, 100]``;
-* a central δ is in ``(0, 1)`` (any float, down to the smallest subnormal).
+* a central δ is in ``(0, 1)`` (any float, down to the smallest subnormal);
+* a simulation draws at most ``SIZE_MAX = 10**8`` samples per call.
 
 Outside the box a bound raises :class:`ValueError` naming the parameter and its
 range (:func:`check_n`, :func:`check_eps0`); inside it, a bound returns a finite
@@ -27,6 +28,7 @@ import numpy as np
 
 __all__ = [
     "N_MAX",
+    "SIZE_MAX",
     "EPS0_MIN",
     "EPS0_LIMIT",
     "check_n",
@@ -43,6 +45,8 @@ __all__ = [
 
 #: Largest number of users (and of participants, clones, a population's mean) in the box.
 N_MAX = 10**9
+#: Largest number of simulated draws (``size``) a sampler accepts (~1 GB of 8-byte results).
+SIZE_MAX = 10**8
 #: Smallest local privacy parameter in the box.
 EPS0_MIN = 1e-6
 #: Largest local privacy parameter in the box.

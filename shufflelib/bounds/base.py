@@ -27,7 +27,15 @@ from abc import ABC
 from typing import ClassVar
 
 from .._roots import first_true, last_true
-from .._validation import N_MAX, check_eps0, check_int, check_n, check_nonnegative, check_positive, check_probability
+from .._validation import (
+    N_MAX,
+    check_eps0,
+    check_int,
+    check_n,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 
 __all__ = ["AmplificationBound", "NotApplicableError", "MECHANISMS", "local_delta"]
 

@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["PersonalizedFamily"]
 
 
+#: Parameter names of :class:`Population` -> the calculator's flags.
+_FLAG_NAMES = {"eps": "eps0", "delta": "delta0"}
+
+
 def _numbers(name: str, text: str | None) -> list[float]:
     if text is None or not text.strip():
         raise ValueError(f"{name} must be a comma-separated list of numbers, got {text!r}")
@@ -109,7 +113,11 @@ class PersonalizedFamily:
         delta0 = _numbers("delta0", values["delta0"]) if values["delta0"] is not None else [0.0]
         if len(delta0) not in (1, len(levels)):
             raise ValueError(f"delta0 must have one value or one per level ({len(levels)}), got {len(delta0)}")
-        population = Population(levels, counts, delta0[0] if len(delta0) == 1 else delta0)
+        try:
+            population = Population(levels, counts, delta0[0] if len(delta0) == 1 else delta0)
+        except ValueError as exc:  # Population names its parameters eps and delta: use the flags' names
+            name, _, rest = str(exc).partition(" ")
+            raise ValueError(f"{_FLAG_NAMES.get(name, name)} {rest}") from None
         kind = values["randomizer"]
         calibration = values["calibration"]
         if kind != "gaussian" and calibration is not None:

@@ -41,12 +41,12 @@ from scipy import stats
 
 from .._validation import (
     N_MAX,
+    SIZE_MAX,
     check_array,
     check_generator,
     check_in_range,
     check_int,
     check_n,
-    check_nonnegative,
     check_positive,
     check_probability,
 )
@@ -341,7 +341,7 @@ class PopulationLaw(ABC):
         >>> PoissonPopulation(50).sample(3, np.random.default_rng(0)).shape
         (3,)
         """
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
         rng = check_generator("rng", rng)
         return np.asarray(self._sample(size, rng), dtype=np.int64)
 

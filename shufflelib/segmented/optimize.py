@@ -33,7 +33,15 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._roots import first_true, last_true
-from .._validation import N_MAX, check_array, check_in_range, check_int, check_n, check_positive, check_probability
+from .._validation import (
+    N_MAX,
+    check_array,
+    check_in_range,
+    check_int,
+    check_n,
+    check_positive,
+    check_probability,
+)
 from ..curves import MonotoneEnvelope, PrivacyCurve
 from .exact_item import ExactItemCurve
 from .group import GROUP_FORMS, GroupCurve, item_budget
