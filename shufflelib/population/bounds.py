@@ -39,7 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_eps0, check_int, check_nonnegative, check_positive
+from .._validation import N_MAX, check_eps0, check_int, check_nonnegative, check_positive
 from ..bounds.base import AmplificationBound, NotApplicableError
 from .laws import (
     BinomialPopulation,
@@ -288,7 +288,7 @@ class TemplateBound(PopulationBound):
 
 
 def _check_dummies(dummies: int) -> int:
-    return check_int("dummies", dummies, minimum=0)
+    return check_int("dummies", dummies, minimum=0, maximum=N_MAX)
 
 
 class BinomialTheorem(TemplateBound):
