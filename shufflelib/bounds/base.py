@@ -237,6 +237,16 @@ class AmplificationBound(ABC):
             return math.inf
         return self._epsilon(n, eps0, delta)
 
+    def _epsilon_rounded(self, n: int, eps0: float, delta: float) -> float:
+        """:meth:`_epsilon`, rounded up by a relative ``2e-15`` for a closed form alone.
+
+        The delta question of a closed form inverts it, and within the float jitter of the
+        closed form (a few ulps) the inverse is ill-conditioned: the rounding keeps the round
+        trip ``delta(epsilon(d)) <= d`` exact.
+        """
+        eps = float(self._epsilon(n, eps0, delta))
+        return eps * (1.0 + 2e-15) if type(self)._delta is AmplificationBound._delta else eps
+
     def epsilon(self, n: int, eps0: float, delta: float) -> float:
         """Central ε of ``n`` shuffled ``eps0``-LDP reports at central ``delta`` (rounded up).
 
@@ -262,7 +272,7 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         delta = check_probability("delta", delta)
         self._require(n, eps0, delta)
-        eps = min(float(self._epsilon(n, eps0, delta)), eps0)
+        eps = min(self._epsilon_rounded(n, eps0, delta), eps0)
         if math.isnan(eps):
             raise RuntimeError(f"{self.name}: epsilon evaluated to NaN{self._at(n)}, eps0={eps0}, delta={delta}")
         return max(eps, 0.0)
@@ -314,11 +324,15 @@ class AmplificationBound(ABC):
 
         else:
 
+            def value(e0: float) -> float:
+                valid = self.validity(n, e0, delta) is None
+                return self._epsilon_rounded(n, e0, delta) if valid else math.inf
+
             def ok(e0: float) -> bool:
-                return self._epsilon_valid(n, e0, delta) <= eps
+                return value(e0) <= eps
 
             def score(e0: float) -> float:
-                v = self._epsilon_valid(n, e0, delta)
+                v = value(e0)
                 return (v - eps) if math.isfinite(v) else 1e300
 
         lo = min(eps, EPS0_MAX)
