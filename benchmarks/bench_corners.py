@@ -79,7 +79,7 @@ def population() -> list[list[str]]:
         "pop-meanvar": ("meanvar:1,1", "meanvar:1000000000,1e18"),
         "pop-subgaussian": ("subgaussian:1,1", "subgaussian:1000000000,1000000000"),
         "pop-subexp": ("subexp:1,1,1", "subexp:1000000000,2,1e-9"),
-        "pop-tight": ("fixed:1", "negbin:1000000000,1e18", "poisson:1000000000", "fixed:1000000000"),
+        "pop-tight": ("fixed:1", "negbin:1000000000,1e10", "poisson:1000000000", "fixed:1000000000"),
         "pop-exact-rr": ("fixed:1", "poisson:1000000", "binomial:1000000000,0.001"),
     }
     out = []

@@ -138,7 +138,7 @@ LAWS = {
     "pop-meanvar": lambda n, v: f"meanvar:{n},{v}",
     "pop-subgaussian": lambda n, v: f"subgaussian:{n},{math.sqrt(v)}",
     "pop-subexp": lambda n, v: f"subexp:{n},2,{1 / math.sqrt(v)}",
-    "pop-tight": lambda n, v: f"negbin:{n},{max(v, n + 1)}",
+    "pop-tight": lambda n, v: f"negbin:{n},{min(max(v, n + 1), 1e10)}",  # sd <= 1e5 (the box of negbin)
     "pop-exact-rr": lambda n, v: f"poisson:{n}",
 }
 
