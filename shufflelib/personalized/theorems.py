@@ -197,7 +197,7 @@ _MAX_TERMS = 1024
 
 
 def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
-    """Counts, pmf, weights of l(t), and l(t) on a grid of 400 thresholds (cached per plan).
+    """Counts, pmf, weights of l(t), and l(t) on a grid of 100 thresholds (cached per plan).
 
     ``weights="printed"``: every ``m = 1, ..., n − 1`` with weight 1 (the constant ``w_1^0``
     cancels); ``"pi"``: the counts where the clone-count pmf is represented.
@@ -217,7 +217,7 @@ def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
         keep = pi >= 1e-30 * pi.max() if pi.size else pi > 0  # negligible terms of both sums
         m, pi = _coarsen(m[keep], pi[keep])
         wts = pi
-    grid = np.logspace(-12, 12, 400)
+    grid = np.logspace(-12, 12, 100)  # brackets t_eps; 16 bisection steps refine it on l(t) itself
     l_grid = _l_of_t(grid, m, wts) if m.size else np.empty(0)
     tables = (m, pi, wts, grid, l_grid)
     if len(_PRINTED_CACHE) > 64:
