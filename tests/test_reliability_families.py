@@ -106,7 +106,7 @@ def test_personalized_finite_capped_monotone_round_trip(name, kind, pop, delta, 
     assert no_larger(answer(bound.epsilon, pop, min(0.99, delta * factor)), eps)
     # monotone in the local levels (all scaled up by the factor, within the box); a formula the
     # library flags as not a valid bound (e.g. Theorem 2 as printed) need not be
-    if bound.sound and pop.eps_max * factor <= EPS0_LIMIT:
+    if bound.sound and pop.eps_max * factor <= EPS0_LIMIT * (1 - 1e-12):
         assert no_larger(eps, answer(bound.epsilon, pop.scaled(factor), delta))
     # monotone in n (every count multiplied, within the box)
     bigger = Population(pop.eps, np.minimum(pop.counts * math.ceil(factor), N_MAX // pop.levels))
