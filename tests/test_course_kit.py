@@ -77,3 +77,10 @@ def test_instructor_timings_list_every_section_and_each_core_fits_a_lecture() ->
         assert 75 <= core <= 90, f"{name}: the core takes {core} minutes"
         stated = re.search(r"^Core (\d+) minutes", block, re.M)
         assert stated and int(stated.group(1)) == core
+
+
+@pytest.mark.parametrize("name", LECTURES)
+def test_each_chapter_says_how_students_get_it_without_solutions(name: str) -> None:
+    """JupyterLab shows the solutions' code cells: each chapter points to the student notebooks."""
+    exercises = chapters()[name].split("\n## Exercises\n", 1)[1]
+    assert 'href="../course/student-notebooks.zip"' in exercises.split("```{exercise}", 1)[0]
