@@ -24,7 +24,8 @@ Every answer is also capped by the local guarantee: the shuffled protocol is a
 post-processing of one user's ``eps0``-LDP report, so it is ``eps0``-DP
 (ε <= ``eps0``, and δ = 0 for ε >= ``eps0``; the whole local profile,
 :func:`~shufflelib.personalized.sound.no_shuffling_delta`, caps the personalized bounds).
-Parameters are checked against the box of :mod:`shufflelib._validation` (``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100``).
+Parameters are checked against the box of ``shufflelib._validation``
+(``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100``).
 """
 
 from __future__ import annotations

@@ -355,8 +355,8 @@ class ExactKRR(AmplificationBound):
 
     validity = TwoPairKRRLowerBound.validity  # the same range of the numerical evaluation
 
-    #: Complete searches one answer needs, roughly: one per δ, a few per ε (one per dataset
-    #: that takes the lead), a root finding over ``eps0`` of those for ``max_eps0``.
+    #: Complete searches one answer needs, roughly one per δ, a few per ε (one per dataset
+    #: that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
 
     def is_exact(self, n: int, command: str = "delta") -> bool:

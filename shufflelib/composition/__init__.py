@@ -180,7 +180,7 @@ class ComposedCurve(PrivacyCurve):
 
     ``delta`` is the largest hockey-stick divergence over the stored orders
     (one for symmetric pairs); it is an upper bound (or a lower bound when
-    :attr:`lower_bound`) including the truncation and rounding terms, and
+    ``lower_bound``) including the truncation and rounding terms, and
     :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
     composition of the pairs.
 

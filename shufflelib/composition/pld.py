@@ -109,7 +109,7 @@ class LossDistribution:
 
     @property
     def losses(self) -> np.ndarray:
-        """The grid points carrying :attr:`mass`."""
+        """The grid points carrying ``mass``."""
         return (self.offset + np.arange(self.mass.size)) * self.step
 
     @property
@@ -142,7 +142,7 @@ class LossDistribution:
         """Rényi divergences ``D_α(P‖Q) = log E_P[e^{(α−1)L}] / (α − 1)`` for ``α > 1``.
 
         An upper bound if pessimistic: losses only moved up, and the mass at
-        ``+∞`` (dropped tails) is placed at :attr:`max_loss` (``inf`` if that is unknown).
+        ``+∞`` (dropped tails) is placed at ``max_loss`` (``inf`` if that is unknown).
 
         Examples
         --------

@@ -17,10 +17,10 @@ root finding. Every profile is capped by the local guarantee of the most
 revealing level (the shuffled output is a post-processing of one user's
 report), so every ε is at most ``ε_max`` when the randomizers are pure; where
 no finite ε reaches the target δ, :meth:`~PersonalizedBound.epsilon` raises
-:class:`~shufflelib.bounds.NotApplicableError` ("no finite ε").
+:class:`~shufflelib.bounds.base.NotApplicableError` ("no finite ε").
 
 The box: ``2 <= n <= 10**9`` users, every level in ``[1e-6, 100]`` (see
-:mod:`shufflelib._validation`); outside it a :class:`ValueError` names the
+``shufflelib._validation``); outside it a :class:`ValueError` names the
 parameter and its range.
 
 :data:`PERSONALIZED_BOUNDS` lists them by command-line name. ``sound`` tells
@@ -133,7 +133,7 @@ class PersonalizedBound(ABC):
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.mechanism.label})"
 
-    #: Why the bound is not valid for the kinds outside :attr:`sound_for` (one line).
+    #: Why the bound is not valid for the kinds outside ``sound_for`` (one line).
     unsound_because: ClassVar[str] = "it is not proved for this randomizer"
 
     def soundness(self, **params: object) -> str | None:

@@ -74,7 +74,7 @@ __all__ = [
     "everyone_rate",
 ]
 
-#: Correction thresholds of the analyzer: the library's ``n_hi`` or the paper's quantile of ``N``.
+#: Correction thresholds of the analyzer, the library's ``n_hi`` or the paper's quantile of ``N``.
 THRESHOLDS = ("library", "paper")
 
 #: Lemma 4 as proved (``p^2/(2 n tau^2)``), as stated (``p/(2 n tau^2)``), and as printed for
