@@ -148,7 +148,10 @@ def largest_reaching(
     def score(x: float) -> float:
         v = value(x)
         if log_scale:
-            return math.log(max(v, 1e-300)) - math.log(target) if math.isfinite(v) else 1e300
+            if not math.isfinite(v):
+                return 1e300
+            # log(0) as a large negative number, below any target (subnormal targets included)
+            return (math.log(v) if v > 0 else -1e4) - math.log(target)
         return (v - target) if math.isfinite(v) else 1e300
 
     if smallest is not None:
