@@ -46,6 +46,7 @@ Both the pair and the binomial machinery live in :mod:`~shufflelib.bounds.clone_
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 from scipy.optimize import brentq
@@ -309,8 +310,13 @@ class ClonesClosedForm(AmplificationBound):
         >>> ClonesClosedForm().validity(1_000, 4.0, 1e-6)
         'requires eps0 <= log(n / (16 log(2/delta))) = 1.46, got eps0=4.0'
         """
-        log_term = math.log(2.0) - math.log(delta) if delta is not None else math.log(2.0)
-        limit = math.log(n / 16.0) - math.log(log_term)  # no overflow of 2/delta near the float limit
+        if delta is None:
+            log_term = math.log(2.0)
+        elif delta > 4.0 / sys.float_info.max:
+            log_term = math.log(2.0 / delta)  # the formula as printed (bit for bit)
+        else:
+            log_term = math.log(2.0) - math.log(delta)  # 2/delta would overflow
+        limit = math.log(n / (16.0 * log_term))
         if not eps0 <= limit:
             return f"requires eps0 <= log(n / (16 log(2/delta))) = {limit:.4g}, got eps0={eps0}"
         return None
