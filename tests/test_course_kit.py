@@ -6,23 +6,23 @@ import io
 import re
 import sys
 import zipfile
+from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from test_chapters import ROOT
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
 from course_kit import archive, is_notebook, to_notebook, without_solutions  # noqa: E402
 
+#: The numbered chapters of ``_toc.yml`` (one lecture each), in order.
 LECTURES = [
-    "local_randomizers",
-    "amplification",
-    "auditing",
-    "random_population",
-    "segmented",
-    "personalized",
-    "pure_dp",
+    Path(chapter["file"]).name
+    for part in yaml.safe_load((ROOT / "_toc.yml").read_text())["parts"]
+    if part.get("numbered")
+    for chapter in part["chapters"]
 ]
 
 

@@ -201,7 +201,7 @@ class Family(ABC):
     >>> from shufflelib.calculator import FAMILIES
     >>> family = FAMILIES[0]
     >>> [arg.flag for arg in family.arguments(QUESTIONS[0])]
-    ['--n', '--eps0', '--delta', '--mechanism', '--k']
+    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose']
     >>> record = family.ask(QUESTIONS[0], "clones", {"n": "1e4", "eps0": "1", "delta": "1e-6"})
     >>> record["n"], 0 < record["eps"] < 1
     (10000, True)

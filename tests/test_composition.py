@@ -1,0 +1,190 @@
+"""Composition of shuffled protocols through privacy loss distributions (shufflelib.composition)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import binom
+
+from shufflelib.__main__ import main
+from shufflelib.bounds import BlanketBennett, ClonesNumerical, StrongerClones, TwoPairKRRLowerBound
+from shufflelib.composition import (
+    MAX_ROUNDS,
+    Round,
+    compare_composition,
+    compose_bound,
+    compose_rounds,
+    max_eps0_composed,
+)
+from shufflelib.composition.baselines import rdp_epsilon
+from shufflelib.composition.pld import LossDistribution, compose, from_log_pmfs
+from shufflelib.curves import DominatingPair
+
+SC = StrongerClones(mechanism="krr", k=2)
+EXACT = TwoPairKRRLowerBound(mechanism="krr", k=2)
+
+
+@pytest.mark.parametrize("bound", [SC, ClonesNumerical()], ids=lambda b: b.name)
+@pytest.mark.parametrize("n, eps0", [(1_000, 0.5), (1_000, 2.0), (100_000, 1.0), (1_000_000, 4.0)])
+@pytest.mark.parametrize("delta", [1e-6, 1e-10])
+def test_one_round_is_the_single_round_bound_within_the_discretization_error(bound, n, eps0, delta):
+    curve = compose_bound(bound, n, eps0, rounds=1)
+    single = bound.epsilon(n, eps0, delta)
+    eps = curve.epsilon(delta)
+    assert single - 1e-12 <= eps <= single + curve.discretization_error
+
+
+@pytest.mark.parametrize("n, eps0", [(1_000, 1.0), (100_000, 2.0)])
+def test_exact_krr_one_round_is_a_lower_bound_within_the_discretization_error(n, eps0):
+    curve = compose_bound(EXACT, n, eps0, rounds=1)
+    single = EXACT.epsilon(n, eps0, 1e-6)
+    assert curve.lower_bound
+    assert single - curve.discretization_error <= curve.epsilon(1e-6) <= single + 1e-9
+
+
+@pytest.mark.parametrize("bound", [SC, ClonesNumerical(), EXACT], ids=lambda b: b.name)
+def test_composed_epsilon_grows_with_the_number_of_rounds(bound):
+    n, eps0, delta = 10_000, 1.0, 1e-6
+    values = [compose_bound(bound, n, eps0, t, step=1e-4).epsilon(delta) for t in (1, 2, 5, 20, 100)]
+    assert np.all(np.diff(values) > 0)
+    assert values[0] >= bound.epsilon(n, eps0, delta) - 1e-4  # two-pair lower bound: optimistic, within one step
+    assert values[-1] <= 100 * eps0  # never worse than naive pure composition (the pair is eps0-DP)
+
+
+def _clone_pair(n: int, eps0: float, prob: float) -> tuple[np.ndarray, np.ndarray]:
+    """All atoms (m, j) of the clone pair, enumerated."""
+    u = 2.0 / (1.0 + math.exp(-eps0))
+    v = 2.0 - u
+    p, q = [], []
+    for c in range(n):
+        m = c + 1
+        j = np.arange(m + 1)
+        w = binom.pmf(c, n - 1, prob) * binom.pmf(j, m, 0.5)
+        p.append(w * (u * j + v * (m - j)) / m)
+        q.append(w * (u * (m - j) + v * j) / m)
+    return np.concatenate(p), np.concatenate(q)
+
+
+def _product(p: np.ndarray, rounds: int) -> np.ndarray:
+    out = p
+    for _ in range(rounds - 1):
+        out = np.outer(out, p).ravel()
+    return out
+
+
+@pytest.mark.parametrize("rounds", [2, 3])
+def test_composed_bound_sits_above_the_enumerated_product_distribution(rounds):
+    n, eps0 = 3, 1.0
+    p, q = _clone_pair(n, eps0, SC.clone_probability(eps0))
+    exact = DominatingPair(np.log(_product(p, rounds)), np.log(_product(q, rounds)))
+    curve = compose_bound(SC, n, eps0, rounds, step=1e-3)
+    for eps in np.linspace(curve.discretization_error, rounds * eps0, 13):
+        d = curve.delta(eps)
+        assert exact.delta(eps) <= d + 1e-12
+        # ... and not by more than the discretization error allows.
+        assert d <= exact.delta(eps - curve.discretization_error) + 1e-9
+
+
+def test_exact_krr_composition_is_the_product_distribution_from_below():
+    n, eps0, rounds = 4, 1.5, 3
+    from shufflelib.composition import _exact_krr_pair
+
+    log_x0, log_x1 = _exact_krr_pair(n, eps0)
+    exact = DominatingPair(np.log(_product(np.exp(log_x0), rounds)), np.log(_product(np.exp(log_x1), rounds)))
+    curve = compose_bound(EXACT, n, eps0, rounds, step=1e-3)
+    for eps in np.linspace(0.0, rounds * eps0, 10):
+        d = curve.delta(eps)
+        assert d <= exact.delta(eps) + 1e-12
+        assert exact.delta(eps + curve.discretization_error) <= d + 1e-9
+
+
+def test_fft_composition_agrees_with_direct_convolution_within_its_rounding_budget():
+    rng = np.random.default_rng(1)
+    mass = rng.random(200)
+    mass /= mass.sum()
+    ld = LossDistribution(step=1e-2, offset=-120, mass=mass)
+    direct = mass
+    for _ in range(4):
+        direct = np.convolve(direct, mass)
+    fft = compose([(ld, 5)])
+    start = fft.offset - 5 * ld.offset
+    reference = direct[start : start + fft.mass.size]
+    assert np.linalg.norm(fft.mass - reference) <= fft.rounding
+    assert direct[:start].sum() + direct[start + fft.mass.size :].sum() <= fft.tail_mass
+
+
+def test_pld_is_never_above_rdp_advanced_or_naive():
+    for n, eps0, rounds in [(1_000, 1.0, 10), (10_000, 2.0, 100), (1_000_000, 1.0, 1000)]:
+        r = compare_composition(SC, n, eps0, rounds, 1e-6)
+        assert r["pld"] <= r["rdp"] + r["discretization_error"]
+        assert r["pld"] <= r["advanced"] and r["pld"] <= r["naive"]
+
+
+def test_rdp_of_randomized_response_matches_its_closed_form():
+    eps0 = 0.5
+    p = math.exp(eps0) / (1.0 + math.exp(eps0))
+    rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-6, max_loss=eps0)
+    alpha = np.array([1.5, 2.0, 8.0])
+    closed = np.log(p**alpha * (1 - p) ** (1 - alpha) + (1 - p) ** alpha * p ** (1 - alpha)) / (alpha - 1)
+    assert np.all(rr.renyi(alpha) >= closed)
+    assert np.allclose(rr.renyi(alpha), closed, rtol=1e-5)
+    assert math.isfinite(rdp_epsilon([rr], 1, 1e-6))
+
+
+def test_heterogeneous_rounds_sit_between_the_homogeneous_ones():
+    small, large = 10_000, 100_000
+    mixed = compose_rounds([Round(SC, small, 1.0, 3), Round(SC, large, 1.0, 3)], step=2e-5).epsilon(1e-6)
+    worse = compose_bound(SC, small, 1.0, 6, step=2e-5).epsilon(1e-6)
+    better = compose_bound(SC, large, 1.0, 6, step=2e-5).epsilon(1e-6)
+    assert better < mixed < worse
+
+
+def test_largest_eps0_per_round_reaches_the_target():
+    eps0 = max_eps0_composed(SC, 10_000, 1.0, 1e-6, rounds=20)
+    assert compose_bound(SC, 10_000, eps0, 20).epsilon(1e-6) <= 1.0
+    assert compose_bound(SC, 10_000, eps0 * 1.01, 20).epsilon(1e-6) > 1.0
+    assert eps0 < SC.max_eps0(10_000, 1.0, 1e-6)
+
+
+@pytest.mark.parametrize("rounds", [0, -3, 2.5, MAX_ROUNDS + 1, float("nan"), True])
+def test_bad_rounds_are_rejected(rounds):
+    with pytest.raises(ValueError, match="rounds"):
+        compose_bound(SC, 1_000, 1.0, rounds)
+
+
+def test_non_composable_bounds_and_mixed_kinds_are_rejected():
+    with pytest.raises(ValueError, match="not composable"):
+        compose_bound(BlanketBennett(), 1_000, 1.0, 2)
+    with pytest.raises(ValueError, match="lower-bound"):
+        compose_rounds([Round(SC, 1_000, 1.0), Round(EXACT, 1_000, 1.0)])
+
+
+@pytest.mark.parametrize("value", ["0", "-2", "2.5", "abc", str(MAX_ROUNDS + 1)])
+def test_cli_rejects_bad_compose(value, capsys):
+    argv = ["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6", "--compose", value]
+    assert main(argv) == 2
+    assert "compose" in capsys.readouterr().err
+
+
+def test_cli_compose_reports_the_baselines(capsys):
+    import json
+
+    argv = ["epsilon", "--bound", "stronger-clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6"]
+    assert main([*argv, "--compose", "10", "--json"]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["compose"] == 10
+    assert record["eps"] <= min(record["baselines"].values())
+    assert set(record["baselines"]) == {"rdp", "advanced", "naive"}
+    assert main([*argv, "--compose", "1"]) == 0
+    one = float(capsys.readouterr().out.strip().splitlines()[-1])
+    assert SC.epsilon(1000, 1.0, 1e-6) <= one <= record["eps"]
+
+
+def test_itertools_product_check_is_exhaustive():
+    # The product helper enumerates every sequence of atoms (guards the tiny-n tests above).
+    p = np.array([0.2, 0.3, 0.5])
+    expected = [a * b * c for a, b, c in itertools.product(p, repeat=3)]
+    assert np.allclose(_product(p, 3), expected)
