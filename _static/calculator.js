@@ -15,7 +15,8 @@
   "use strict";
 
   const MARGIN = 1e-6; // relative margin on every δ (covers JS-vs-Python float differences)
-  const EPS_MARGIN = 1e-8; // relative margin on ε (covers the library's root-finding tolerance, 1e-9)
+  // Margin on ε: covers the library's root-finding tolerance (relative 1e-9, absolute 1e-12).
+  const EPS_MARGIN = 1e-8, EPS_ABS_MARGIN = 2e-12;
   const BINOM_RTOL = 1e-9; // the library's budget for binomial pmf / cdf errors (clone_pair.py)
   const DELTA_FLOOR = 1e-300;
   const TAIL = 1e-300; // clone_pair._TAIL
@@ -167,16 +168,32 @@
   const logCosh = (x) => x - LOG2 + Math.log1p(Math.exp(-2 * x));
   const logAddExp = (a, b) => (a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b)));
 
-  // clone_pair.binomial_shortfall at p = 1/2: E[(u − X)^+], X ~ Bin(m, 1/2), and its error bound.
-  function shortfall(m, u) {
+  // clone_pair.binomial_shortfall at p = 1/2: E[(u − X)^+], X ~ Bin(m, 1/2), plus its error bound.
+  // P(X <= r) comes from the continued fraction, or, when the previous block (state: its m, r,
+  // P(X <= r) and pmf(r)) is at most WALK steps away, by walking from it: P(Bin(m + 1) <= r) =
+  // P(Bin(m) <= r) − pmf(r; m)/2 and P(X <= r + 1) = P(X <= r) + pmf(r + 1) (positive steps, no
+  // cancellation; near the mean the continued fraction needs ~sqrt(m) iterations, a walk a few).
+  const WALK = 256;
+  function shortfall(m, u, state) {
     const r = Math.min(Math.ceil(u) - 1, m);
-    if (r < 0) return 0;
+    if (r < 0) { state.m = -1; return 0; }
     if (r < DIRECT_TERMS) {
+      state.m = -1;
       let value = 0;
       for (let x = 0; x <= r; x++) value += (u - x) * pmf(x, m, 0.5);
       return value * (1 + BINOM_RTOL);
     }
-    const a = (u - m * 0.5) * binomTails(r, m, 0.5)[0];
+    let cdf;
+    if (state.m >= 0 && m >= state.m && r >= state.r && m - state.m + r - state.r <= WALK && state.pmf > 1e-250) {
+      let f = state.cdf, q = state.pmf, k = state.r;
+      for (let mm = state.m; mm < m; mm++) { f -= 0.5 * q; q *= (mm + 1) / (2 * (mm + 1 - k)); }
+      for (; k < r; k++) { q *= (m - k) / (k + 1); f += q; }
+      cdf = f;
+    } else {
+      cdf = binomTails(r, m, 0.5)[0];
+    }
+    Object.assign(state, { m, r, cdf, pmf: pmf(r, m, 0.5) });
+    const a = (u - m * 0.5) * cdf;
     const b = m * 0.25 * pmf(r, m - 1, 0.5);
     return Math.max(a + b, 0) + BINOM_RTOL * (Math.abs(a) + Math.abs(b));
   }
@@ -189,10 +206,11 @@
     const kappa = Math.exp(logKappa);
     let total = 0;
     const { counts, weights } = blocks;
+    const state = { m: -1 };
     for (let j = 0; j < counts.length; j++) {
       if (!(weights[j] > 0)) continue;
       const m = counts[j] + 1;
-      const value = shortfall(m, m * kappa);
+      const value = shortfall(m, m * kappa, state);
       if (value > 0) {
         total += Math.exp(Math.log(value) + LOG2 + logTanh + logAddExp(0, eps) - Math.log(m)) * weights[j];
       }
@@ -354,13 +372,13 @@
     if (d(0) <= delta) return 0;
     const logTarget = Math.log(delta);
     const root = certifiedRoot((e) => d(e) <= delta, (e) => logOr(d(e)) - logTarget, 0, eps0, 1e-9);
-    return root * (1 + EPS_MARGIN);
+    return root * (1 + EPS_MARGIN) + EPS_ABS_MARGIN;
   }
 
-  // Largest ε₀ shown: largest ε₀ in (0, 50] whose δ (with margin) at ε·(1 − EPS_MARGIN) is <= delta,
-  // so that the library's own ε (found to a relative 1e-9) is <= ε there; rounded down.
+  // Largest ε₀ shown: largest ε₀ in (0, 50] whose δ (with margin) at ε·(1 − EPS_MARGIN) − EPS_ABS_MARGIN
+  // is <= delta, so that the library's own ε (found to its tolerance) is <= ε there; rounded down.
   function maxEps0Lower(name, n, eps, delta) {
-    const target = eps * (1 - EPS_MARGIN);
+    const target = eps * (1 - EPS_MARGIN) - EPS_ABS_MARGIN;
     const d = memo((e0) => deltaUpper(name, n, e0, target));
     const ok = (logE0) => d(Math.exp(logE0)) <= delta;
     const lo = Math.log(Math.min(target, EPS0_MAX)), hi = Math.log(EPS0_MAX);
