@@ -16,7 +16,7 @@
 
   const MARGIN = 1e-6; // relative margin on every δ (covers JS-vs-Python float differences)
   // Margin on ε: covers the library's root-finding tolerance (relative 1e-9, absolute 1e-12).
-  const EPS_MARGIN = 1e-8, EPS_ABS_MARGIN = 2e-12;
+  const EPS_MARGIN = 1e-8, EPS_ABS_MARGIN = 1.1e-12;
   const BINOM_RTOL = 1e-9; // the library's budget for binomial pmf / cdf errors (clone_pair.py)
   const DELTA_FLOOR = 1e-300;
   const TAIL = 1e-300; // clone_pair._TAIL
@@ -169,11 +169,13 @@
   const logAddExp = (a, b) => (a > b ? a + Math.log1p(Math.exp(b - a)) : b + Math.log1p(Math.exp(a - b)));
 
   // clone_pair.binomial_shortfall at p = 1/2: E[(u − X)^+], X ~ Bin(m, 1/2), plus its error bound.
-  // P(X <= r) comes from the continued fraction, or, when the previous block (state: its m, r,
-  // P(X <= r) and pmf(r)) is at most WALK steps away, by walking from it: P(Bin(m + 1) <= r) =
-  // P(Bin(m) <= r) − pmf(r; m)/2 and P(X <= r + 1) = P(X <= r) + pmf(r + 1) (positive steps, no
-  // cancellation; near the mean the continued fraction needs ~sqrt(m) iterations, a walk a few).
-  const WALK = 256;
+  // P(X <= r) comes from the continued fraction, or, near the mean (where the continued fraction
+  // needs ~sqrt(m) iterations), by walking from the previous block (state: its m, r, P(X <= r),
+  // pmf(r) and how many walks since the last continued fraction): P(Bin(m + 1) <= r) =
+  // P(Bin(m) <= r) − pmf(r; m)/2 and P(X <= r + 1) = P(X <= r) + pmf(r + 1). A walk keeps the
+  // absolute rounding error of its start, so it is used only while P(X <= r) >= WALK_FLOOR, for at
+  // most WALK steps per block and WALK_CHAIN blocks in a row (relative error below ~1e-11).
+  const WALK = 256, WALK_FLOOR = 0.01, WALK_CHAIN = 32;
   function shortfall(m, u, state) {
     const r = Math.min(Math.ceil(u) - 1, m);
     if (r < 0) { state.m = -1; return 0; }
@@ -184,7 +186,10 @@
       return value * (1 + BINOM_RTOL);
     }
     let cdf;
-    if (state.m >= 0 && m >= state.m && r >= state.r && m - state.m + r - state.r <= WALK && state.pmf > 1e-250) {
+    let chain = 0;
+    if (state.m >= 0 && state.cdf >= WALK_FLOOR && state.chain < WALK_CHAIN && m >= state.m && r >= state.r &&
+        m - state.m + r - state.r <= WALK) {
+      chain = state.chain + 1;
       let f = state.cdf, q = state.pmf, k = state.r;
       for (let mm = state.m; mm < m; mm++) { f -= 0.5 * q; q *= (mm + 1) / (2 * (mm + 1 - k)); }
       for (; k < r; k++) { q *= (m - k) / (k + 1); f += q; }
@@ -192,7 +197,7 @@
     } else {
       cdf = binomTails(r, m, 0.5)[0];
     }
-    Object.assign(state, { m, r, cdf, pmf: pmf(r, m, 0.5) });
+    Object.assign(state, { m, r, cdf, pmf: pmf(r, m, 0.5), chain });
     const a = (u - m * 0.5) * cdf;
     const b = m * 0.25 * pmf(r, m - 1, 0.5);
     return Math.max(a + b, 0) + BINOM_RTOL * (Math.abs(a) + Math.abs(b));
@@ -361,9 +366,16 @@
 
   const logOr = (d) => Math.log(Math.max(d, 1e-320));
 
-  // δ shown: the library's δ with the margin.
+  // The clone bounds' blocks agree with the library's inside the central range of the clone count
+  // (tail 1e-20 per side); outside it, where scipy's binomial tails underflow (below ~1e-286) and
+  // this port's do not, the outer blocks may be cut differently. Their share of δ is at most their
+  // mass, 1e-20 per side, so adding OUTER_SLACK keeps the page's δ above the library's.
+  const OUTER_SLACK = { "stronger-clones": 2.1e-20, clones: 2.1e-20 };
+
+  // δ shown: the library's δ with the margins.
   function deltaUpper(name, n, eps0, eps) {
-    return Math.min(BOUNDS[name](n, eps0, eps) * (1 + MARGIN), 1);
+    const d = BOUNDS[name](n, eps0, eps);
+    return d > 0 ? Math.min(d * (1 + MARGIN) + (OUTER_SLACK[name] || 0), 1) : 0;
   }
 
   // ε shown: smallest ε whose δ (with margin) is <= delta, rounded up (ε <= ε₀ for every bound).
@@ -406,6 +418,7 @@
     module.exports = api;
     return;
   }
+  window.shuffleCalculator = api; // for scripts driving the page (and the benchmark's timings)
 
   // ------------------------------------------------------------------ the page
   const RANGES = {

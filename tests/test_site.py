@@ -424,6 +424,7 @@ def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
     import math
     import random
 
+    from shufflelib._roots import ATOL
     from shufflelib.bounds import BOUNDS, get_bound
 
     web_bounds = {"stronger-clones": ("krr", 2), "clones": ("generic", None),
@@ -464,7 +465,9 @@ def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
             assert page.inner_text("#calc-message") == "", where
             shown = first_number(page.inner_text("#calc-eps"))
             exact = bound.epsilon(n, eps0, delta)
-            assert exact <= shown <= 1.02 * exact, f"{where}: ε {shown}, library {exact}"
+            # Within 2 %, or within the library's own absolute tolerance on ε (shufflelib._roots.ATOL,
+            # 1e-12; it sets the gap where the library's ε is below ~1e-10).
+            assert exact <= shown <= 1.02 * exact + 2 * ATOL, f"{where}: ε {shown}, library {exact}"
             delta_shown = first_number(page.inner_text("#calc-delta-out"))
             assert bound.delta(n, eps0, target) <= delta_shown, f"{where}: δ {delta_shown}"
             eps0_shown = first_number(page.inner_text("#calc-eps0-out"))
