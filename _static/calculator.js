@@ -413,7 +413,7 @@
     return y >= 1e-3 && y < 1e4 ? y.toPrecision(4) : y.toExponential(3).replace(/\.?0+e/, "e");
   }
 
-  const api = { BOUNDS, deltaUpper, epsilonUpper, maxEps0Lower, fmt, binomTails, pmf };
+  const api = { BOUNDS, deltaUpper, epsilonUpper, maxEps0Lower, fmt };
   if (typeof module !== "undefined" && module.exports) {
     module.exports = api;
     return;
