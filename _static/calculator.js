@@ -484,7 +484,9 @@
       const eps = epsilonUpper(name, n, eps0, delta);
       $("calc-eps").textContent = `${fmt(eps, 1)} (an upper bound: the library's ε rounded up)`;
       const d = deltaUpper(name, n, eps0, target);
-      $("calc-delta-out").textContent = `${fmt(d, 1)} (an upper bound: the library's δ rounded up)`;
+      const floor = OUTER_SLACK[name] || 0;
+      $("calc-delta-out").textContent = `${fmt(d, 1)} (an upper bound: ` +
+        (d < 2 * floor ? `δ below ${fmt(floor, 1)} is not resolved for this bound)` : "the library's δ rounded up)");
       const e0 = maxEps0Lower(name, n, target, delta);
       $("calc-eps0-out").textContent = `${fmt(e0, -1)} (rounded down: every ε₀ up to this meets (ε, δ)` +
         `${e0 >= EPS0_MAX ? "; the largest ε₀ searched" : ""})`;

@@ -475,7 +475,9 @@ def test_calculator_answers_any_input_with_valid_bounds(page, server) -> None:
             checked += 1
     assert checked == 40 * len(web_bounds)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.fill("#calc-n", "100000")
+    page.select_option("#calc-bound", "clones")
+    for field, value in [("#calc-n", "100000"), ("#calc-eps0", "1"), ("#calc-delta", "1e-6"), ("#calc-target", "0.1")]:
+        page.fill(field, value)
     page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator.png"))
 
     # Bad input: a clear message, never NaN.
