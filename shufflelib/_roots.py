@@ -27,10 +27,12 @@ ATOL = 1e-12
 
 def _bisect(ok: Callable[[float], bool], bad: float, good: float, rtol: float, atol: float) -> float:
     """Shrink the bracket [bad, good] (in either order) keeping ``ok(good)`` true."""
-    for _ in range(200):
+    for _ in range(1100):  # enough to reach adjacent floats from [5e-324, 1] (rtol = atol = 0)
         if abs(good - bad) <= rtol * max(abs(good), abs(bad)) + atol:
             break
         mid = 0.5 * (good + bad)
+        if mid in (good, bad):  # adjacent floats: nothing left to split
+            break
         if ok(mid):
             good = mid
         else:
@@ -91,8 +93,9 @@ def _certified_root(
     try:
         sa, sb = score(a), score(b)
         if math.isfinite(sa) and math.isfinite(sb) and sa * sb < 0:
-            root = brentq(score, a, b, xtol=atol, rtol=max(rtol, 4 * 2.2e-16))
-            step = rtol * abs(root) + atol
+            root = brentq(score, a, b, xtol=max(atol, 1e-300), rtol=max(rtol, 4 * 2.2e-16), maxiter=1100)
+            # With rtol = atol = 0 (resolve to the adjacent float) bracket a few ulps around the root.
+            step = rtol * abs(root) + atol or 16 * math.ulp(root)
             # Move the estimate one tolerance step towards the safe side.
             cand = root + step if good > bad else root - step
             cand = min(max(cand, a), b)

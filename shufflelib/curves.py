@@ -31,7 +31,7 @@ from scipy.special import logsumexp
 from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
+__all__ = ["DominatingPair", "MonotoneEnvelope", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4
@@ -487,3 +487,51 @@ class ProfileCurve(PrivacyCurve):
 
     def _default_eps_grid(self, points: int = 4001) -> np.ndarray:
         return self._grid if self._grid is not None else super()._default_eps_grid(points)
+
+
+class MonotoneEnvelope(PrivacyCurve):
+    """The running minimum of a valid privacy profile: still valid, and non-increasing on a grid.
+
+    If ``(ε', δ(ε'))`` is a valid guarantee, so is ``(ε, δ(ε'))`` for every ``ε >= ε'``. A
+    profile computed with a rounding-error allowance (which grows like ``e^ε``) or by a
+    formula that is not monotone (group privacy, ``s e^{cε/s} δ(ε/s)``) is therefore replaced by
+    ``min(δ(ε), min{δ(g) : g <= ε})`` over a fixed grid ``g`` of ``points`` values from 0 to
+    ``eps_max``; beyond ``eps_max`` the value at ``eps_max`` is used (no overflow), and a NaN
+    of the wrapped curve counts as δ = 1 (always valid).
+
+    Parameters
+    ----------
+    curve
+        The wrapped privacy curve.
+    eps_max
+        Largest ε evaluated (default 700, below the overflow of ``exp``).
+    points
+        Number of grid points (geometric from ``1e-4``, plus 0).
+
+    Examples
+    --------
+    A profile whose error allowance ``1e-9 e^ε`` takes over beyond ε = 10:
+
+    >>> import numpy as np
+    >>> rising = ProfileCurve(lambda e: np.minimum(1.0, 0.5 * np.exp(-e) + 1e-9 * np.exp(e)))
+    >>> env = MonotoneEnvelope(rising)
+    >>> rising.delta(30.0), bool(env.delta(30.0) < 5e-5), env.delta(1.0) == rising.delta(1.0)
+    (1.0, True, True)
+    """
+
+    def __init__(self, curve: PrivacyCurve, eps_max: float = 700.0, points: int = 256) -> None:
+        if not isinstance(curve, PrivacyCurve):
+            raise ValueError(f"curve must be a PrivacyCurve, got {type(curve).__name__}")
+        self.curve = curve
+        self.eps_max = check_in_range("eps_max", eps_max, 0.0, 700.0, closed_low=False)
+        self._grid = np.concatenate([[0.0], np.geomspace(1e-4, self.eps_max, points)])
+        self._running = np.minimum.accumulate(self._raw(self._grid))
+
+    def _raw(self, eps: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = np.asarray(self.curve._delta_array(np.minimum(eps, self.eps_max)), dtype=float)
+        return np.clip(np.where(np.isnan(d), 1.0, d), 0.0, 1.0)
+
+    def _delta_array(self, eps: np.ndarray) -> np.ndarray:
+        below = np.searchsorted(self._grid, eps, side="right") - 1
+        return np.minimum(self._raw(eps), self._running[below])

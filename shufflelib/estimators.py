@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_array, check_int, check_positive
+from ._validation import check_array, check_eps0, check_int, check_n
 from .randomizers import KRandomizedResponse
 
 __all__ = ["estimate_count", "count_variance", "estimate_frequencies", "frequency_variance"]
@@ -60,8 +60,8 @@ def estimate_count(ones: object, n: int, eps0: float) -> float | np.ndarray:
     >>> round(estimate_count(600, n=1000, eps0=1.0), 3)
     716.395
     """
-    n = check_int("n", n, minimum=2)
-    eps0 = check_positive("eps0", eps0)
+    n = check_n(n)
+    eps0 = check_eps0(eps0)
     ones = check_array("ones", ones, low=0, high=n, integral=True)
     rr = KRandomizedResponse(2, eps0)
     # 2p - 1 = tanh(eps0 / 2), accurate for small eps0.
@@ -91,8 +91,8 @@ def count_variance(true_count: object, n: int, eps0: float) -> float | np.ndarra
     >>> round(count_variance(10, n=1000, eps0=1.0), 3)
     920.674
     """
-    n = check_int("n", n, minimum=2)
-    eps0 = check_positive("eps0", eps0)
+    n = check_n(n)
+    eps0 = check_eps0(eps0)
     c = check_array("true_count", true_count, low=0, high=n, integral=True)
     var = n / (4.0 * math.sinh(eps0 / 2) ** 2)
     return _scalar_or_array(np.full(c.shape, var))
@@ -130,9 +130,9 @@ def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndar
     >>> estimate_frequencies([50, 30, 20], n=100, k=3, eps0=2.0).round(4).tolist()
     [0.5783, 0.2843, 0.1374]
     """
-    n = check_int("n", n, minimum=2)
+    n = check_n(n)
     k = check_int("k", k, minimum=2)
-    eps0 = check_positive("eps0", eps0)
+    eps0 = check_eps0(eps0)
     arr = check_array("counts", counts, low=0, integral=True)
     _check_last_axis("counts", arr, k)
     sums = np.atleast_1d(arr.sum(axis=-1))
@@ -170,9 +170,9 @@ def frequency_variance(freqs: object, n: int, k: int, eps0: float) -> np.ndarray
     >>> frequency_variance([0.5, 0.3, 0.2], n=100, k=3, eps0=2.0).round(5).tolist()
     [0.00284, 0.00252, 0.00237]
     """
-    n = check_int("n", n, minimum=2)
+    n = check_n(n)
     k = check_int("k", k, minimum=2)
-    eps0 = check_positive("eps0", eps0)
+    eps0 = check_eps0(eps0)
     f = check_array("freqs", freqs, low=0.0, high=1.0)
     _check_last_axis("freqs", f, k)
     sums = np.atleast_1d(f.sum(axis=-1))

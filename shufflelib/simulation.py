@@ -22,7 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_array, check_generator, check_int, check_positive
+from ._validation import (
+    SIZE_MAX,
+    check_array,
+    check_eps0,
+    check_generator,
+    check_int,
+    check_n,
+)
 from .randomizers import KRandomizedResponse, LocalRandomizer
 from .shuffler import shuffle
 
@@ -57,10 +64,10 @@ def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, r
     >>> ones.shape, bool(np.all((0 <= ones) & (ones <= 1000)))
     ((4,), True)
     """
-    n = check_int("n", n, minimum=2)
+    n = check_n(n)
     c = check_int("true_count", true_count, minimum=0, maximum=n)
-    eps0 = check_positive("eps0", eps0)
-    size = check_int("size", size, minimum=1)
+    eps0 = check_eps0(eps0)
+    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
     rng = check_generator("rng", rng)
     rr = KRandomizedResponse(2, eps0)
     kept = rng.binomial(c, rr.truth_probability, size=size)
@@ -101,8 +108,8 @@ def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np
     counts = counts.astype(np.int64)
     if counts.sum() < 2:
         raise ValueError(f"true_counts must sum to n >= 2, got {int(counts.sum())}")
-    eps0 = check_positive("eps0", eps0)
-    size = check_int("size", size, minimum=1)
+    eps0 = check_eps0(eps0)
+    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
     rng = check_generator("rng", rng)
     k = counts.size
     rr = KRandomizedResponse(k, eps0)

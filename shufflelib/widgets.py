@@ -25,8 +25,9 @@ Examples
 from __future__ import annotations
 
 import io
+import itertools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence, Sized
 from typing import Any
 
 import ipywidgets as widgets
@@ -71,9 +72,10 @@ def render_png(fig: Figure, *, dpi: int = 90) -> bytes:
 
 def _label(value: Any) -> str:
     if isinstance(value, float):
-        if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
-            exponent = math.floor(math.log10(abs(value)))
-            mantissa = value / 10**exponent
+        if math.isfinite(value) and value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+            # Mantissa and exponent from the decimal form: no overflow or division by 10**-324.
+            mantissa_text, exponent_text = f"{value:.5e}".split("e")
+            mantissa, exponent = float(mantissa_text), int(exponent_text)
             return f"{mantissa:g}e{exponent}" if mantissa != 1 else f"1e{exponent}"
         return f"{value:g}"
     if isinstance(value, int) and abs(value) >= 10**5:
@@ -164,9 +166,11 @@ def figure_explorer(
     names = list(grid)
     values = {}
     for name in names:
-        vals = list(grid[name])
+        # At most 41 values are read: a huge range or generator is refused without being listed.
+        vals = list(itertools.islice(grid[name], 41))
         if not 1 <= len(vals) <= 40:
-            raise ValueError(f"grid[{name!r}] must hold between 1 and 40 values, got {len(vals)}")
+            size = len(grid[name]) if isinstance(grid[name], Sized) else "more than 40"
+            raise ValueError(f"grid[{name!r}] must hold between 1 and 40 values, got {size}")
         values[name] = vals
     total = math.prod(len(v) for v in values.values())
     if total > MAX_GRID_POINTS:

@@ -256,8 +256,8 @@ def test_large_eps0_keeps_precision(eps0):
 
 def test_numerical_range_of_eps0():
     for bound in [*NUMERICAL, TwoPairKRRLowerBound(mechanism="krr", k=3)]:
-        assert bound.applicable(10, 100.0)
-        with pytest.raises(NotApplicableError, match="eps0 <= 100"):
+        assert bound.applicable(10, 100.0) and not bound.applicable(10, 100.5)
+        with pytest.raises(ValueError, match=r"eps0 must be a number in \[1e-06, 100.0\]"):  # the box
             bound.epsilon(10, 100.5, 1e-6)
 
 
@@ -271,7 +271,7 @@ def test_curve_views_agree_with_the_bound():
     assert np.all(np.diff(f) <= 1e-12) and f[0] <= 1.0 and f[-1] == 0.0
     with pytest.raises(ValueError, match="n must be"):
         bound.curve(1, 1.0)
-    with pytest.raises(NotApplicableError):
+    with pytest.raises(ValueError, match="eps0 must be a number in"):  # outside the box
         bound.curve(10, 101.0)
 
 

@@ -19,6 +19,12 @@ to fail by the book's evidence) says so: :meth:`AmplificationBound.soundness` re
 :attr:`AmplificationBound.sound` is ``soundness() is None``. Every bound family of the
 library (personalized, segmented) has the same two members; the calculator prints
 ``warning: not a valid bound for ...`` and ``"sound": false`` from them.
+
+Every answer is also capped by the local guarantee: the shuffled protocol is a
+post-processing of one user's ``eps0``-LDP report, so it is ``eps0``-DP
+(ε <= ``eps0``, and δ = 0 for ε >= ``eps0``; the whole local profile,
+:func:`~shufflelib.personalized.sound.no_shuffling_delta`, caps the personalized bounds).
+Parameters are checked against the box of :mod:`shufflelib._validation` (``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100``).
 """
 
 from __future__ import annotations
@@ -29,7 +35,15 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from .._roots import first_true, largest_reaching
-from .._validation import check_int, check_nonnegative, check_positive, check_probability
+from .._validation import (
+    N_MAX,
+    check_eps0,
+    check_int,
+    check_n,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from ..curves import invert_profile
 
 __all__ = [
@@ -101,6 +115,9 @@ class AmplificationBound(ABC):
     #: True for an upper bound on the privacy loss (ε, δ rounded up, ``eps0`` down); False for a
     #: lower bound (an attained pair: δ and ε rounded down). The default inversions follow it.
     upper: ClassVar[bool] = True
+    #: Whether ``_epsilon`` is a closed form (then ``max_eps0`` inverts it directly; otherwise a
+    #: bound with a profile answers ``max_eps0`` from the profile, one evaluation per step).
+    closed_form: ClassVar[bool] = False
 
     def __init__(self, mechanism: str = "generic", k: int | None = None) -> None:
         if mechanism not in self.mechanisms:
@@ -110,7 +127,7 @@ class AmplificationBound(ABC):
         if mechanism == "krr":
             if k is None:
                 raise ValueError("k must be given (an integer >= 2) when mechanism='krr'")
-            k = check_int("k", k, minimum=2)
+            k = check_int("k", k, minimum=2, maximum=N_MAX)
         elif k is not None:
             raise ValueError(f"k is only used with mechanism='krr', got k={k!r} for {mechanism!r}")
         self.mechanism = mechanism
@@ -151,6 +168,10 @@ class AmplificationBound(ABC):
         """Whether the theorem covers ``(n, eps0[, delta])``."""
         return self.validity(n, eps0, delta) is None
 
+    def _at(self, n: int) -> str:
+        """Where the question was asked, for messages (``" at n=..."``)."""
+        return f" at n={n}"
+
     def _require(self, n: int, eps0: float, delta: float | None = None) -> None:
         reason = self.validity(n, eps0, delta)
         if reason is not None:
@@ -168,7 +189,7 @@ class AmplificationBound(ABC):
     def _delta_checked(self, n: int, eps0: float, eps: float) -> float:
         d = float(self._delta(n, eps0, eps))
         if math.isnan(d):
-            raise RuntimeError(f"{self.name}: delta evaluated to NaN at n={n}, eps0={eps0}, eps={eps}")
+            raise RuntimeError(f"{self.name}: delta evaluated to NaN{self._at(n)}, eps0={eps0}, eps={eps}")
         return min(max(d, 0.0), 1.0)
 
     # ------------------------------------------------------------ public API
@@ -192,14 +213,31 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         eps = _check_eps(eps)
         self._require(n, eps0)
+        if eps >= eps0:
+            return 0.0  # the shuffled protocol is eps0-DP
         if type(self)._delta is not AmplificationBound._delta:
-            return self._delta_checked(n, eps0, eps)
-        return delta_from_epsilon(lambda d: self._epsilon_valid(n, eps0, d), eps)
+            delta = self._delta_checked(n, eps0, eps)
+        else:
+            delta = delta_from_epsilon(lambda d: self._epsilon_valid(n, eps0, d), eps)
+        # Below eps0 no shuffled eps0-LDP protocol is pure DP for every randomizer: an upper bound
+        # that underflowed to 0 is reported as the floor, rounded up.
+        return max(delta, DELTA_FLOOR) if self.upper else delta
 
     def _epsilon_valid(self, n: int, eps0: float, delta: float) -> float:
         if self.validity(n, eps0, delta) is not None:
             return math.inf
         return self._epsilon(n, eps0, delta)
+
+    def _epsilon_rounded(self, n: int, eps0: float, delta: float) -> float:
+        """:meth:`_epsilon`, rounded up by a relative ``2e-15`` for a closed-form upper bound.
+
+        The delta question of a closed form inverts it, and within the float jitter of the
+        closed form (a few ulps) the inverse is ill-conditioned: the rounding keeps the round
+        trip ``delta(epsilon(d)) <= d`` exact.
+        """
+        eps = float(self._epsilon(n, eps0, delta))
+        closed = type(self)._delta is AmplificationBound._delta
+        return eps * (1.0 + 2e-15) if closed and self.upper else eps
 
     def epsilon(self, n: int, eps0: float, delta: float) -> float:
         """Central ε of ``n`` shuffled ``eps0``-LDP reports at central ``delta`` (rounded up).
@@ -226,9 +264,9 @@ class AmplificationBound(ABC):
         n, eps0 = _check_n_eps0(n, eps0)
         delta = check_probability("delta", delta)
         self._require(n, eps0, delta)
-        eps = float(self._epsilon(n, eps0, delta))
+        eps = min(self._epsilon_rounded(n, eps0, delta), eps0)  # the shuffled protocol is eps0-DP
         if math.isnan(eps):
-            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN at n={n}, eps0={eps0}, delta={delta}")
+            raise RuntimeError(f"{self.name}: epsilon evaluated to NaN{self._at(n)}, eps0={eps0}, delta={delta}")
         return max(eps, 0.0)
 
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
@@ -253,10 +291,28 @@ class AmplificationBound(ABC):
         NotApplicableError
             If no ``eps0`` in the theorem's validity range reaches the target.
         """
-        n = check_int("n", n, minimum=2)
+        n = check_n(n)
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
-        return largest_eps0(lambda e0: self._epsilon_valid(n, e0, delta), eps, delta, self.name, f" at n={n}")
+        if type(self)._delta is not AmplificationBound._delta and not self.closed_form:
+            # A profile: (eps, delta) holds at e0 iff delta(e0, eps) <= delta, one evaluation per
+            # step instead of an epsilon search. Asked slightly below eps (by more than the epsilon
+            # search's tolerance, 1e-9 eps + 1e-12) to keep epsilon(n, max_eps0, delta) <= eps.
+            inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
+
+            def profile(e0: float) -> float:
+                if e0 <= eps:
+                    return 0.0  # the shuffled protocol is e0-DP, whatever the theorem's range
+                if self.validity(n, e0, delta) is not None:
+                    return math.inf
+                return self._delta_checked(n, e0, inner)
+
+            return largest_eps0(profile, eps, delta, self.name, self._at(n), target=delta, log_scale=True)
+
+        def value(e0: float) -> float:
+            return self._epsilon_rounded(n, e0, delta) if self.validity(n, e0, delta) is None else math.inf
+
+        return largest_eps0(value, eps, delta, self.name, self._at(n))
 
 
 def delta_from_epsilon(epsilon_at: Callable[[float], float], eps: float) -> float:
@@ -280,11 +336,25 @@ def delta_from_epsilon(epsilon_at: Callable[[float], float], eps: float) -> floa
         v = epsilon_at(d)
         return (v - eps) if math.isfinite(v) else 1e300
 
-    return first_true(lambda d: epsilon_at(d) <= eps, score, lo, hi, rtol=1e-9, atol=0.0)
+    # To the adjacent float: delta(epsilon(d)) <= d exactly as evaluated.
+    return first_true(lambda d: epsilon_at(d) <= eps, score, lo, hi, rtol=0.0, atol=0.0)
 
 
-def largest_eps0(epsilon_at: Callable[[float], float], eps: float, delta: float, name: str, where: str = "") -> float:
+def largest_eps0(
+    epsilon_at: Callable[[float], float],
+    eps: float,
+    delta: float,
+    name: str,
+    where: str = "",
+    *,
+    target: float | None = None,
+    log_scale: bool = False,
+) -> float:
     """Largest ``eps0`` in ``(0, 50]`` whose central ``epsilon_at(eps0)`` is ``<= eps`` (rounded down).
+
+    With ``target`` given, ``epsilon_at`` may be any non-decreasing function of ``eps0`` (e.g.
+    the profile δ at a fixed ε, compared on a ``log_scale``) and is compared with ``target``
+    instead of ``eps``.
 
     The one "largest local parameter reaching (ε, δ)" search of the bounds
     (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)``, halving down to
@@ -301,7 +371,8 @@ def largest_eps0(epsilon_at: Callable[[float], float], eps: float, delta: float,
     >>> round(largest_eps0(lambda e0: e0 / 10, 0.5, 1e-6, "toy"), 6)
     5.0
     """
-    found = largest_reaching(epsilon_at, eps, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-9)
+    goal = eps if target is None else target
+    found = largest_reaching(epsilon_at, goal, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-9, log_scale=log_scale)
     if found is None:
         raise NotApplicableError(f"{name} bound not applicable: no eps0 reaches eps={eps}, delta={delta}{where}")
     return found
@@ -323,7 +394,7 @@ def soundness_record(reason: str | None) -> dict[str, object]:
 
 
 def _check_n_eps0(n: int, eps0: float) -> tuple[int, float]:
-    return check_int("n", n, minimum=2), check_positive("eps0", eps0)
+    return check_n(n), check_eps0(eps0)
 
 
 def _check_eps(eps: float) -> float:

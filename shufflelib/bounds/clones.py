@@ -261,7 +261,7 @@ def fmt_epsilon(eps0: object, delta: float, n: object) -> np.ndarray:
     """
     eps0 = np.asarray(eps0, dtype=float)
     e0 = np.exp(eps0)
-    inner = 8.0 * np.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    inner = 8.0 * np.sqrt(e0 * (math.log(4.0) - math.log(delta)) / n) + 8.0 * e0 / n  # no overflow of 4/delta
     return np.log1p(np.tanh(eps0 / 2.0) * inner)
 
 
@@ -292,6 +292,7 @@ class ClonesClosedForm(AmplificationBound):
     False
     """
 
+    closed_form = True
     name = "clones-closed"
     title = "Feldman, McMillan, Talwar (2021), hiding among the clones (closed form)"
     reference = ClonesNumerical.reference
@@ -308,8 +309,8 @@ class ClonesClosedForm(AmplificationBound):
         >>> ClonesClosedForm().validity(1_000, 4.0, 1e-6)
         'requires eps0 <= log(n / (16 log(2/delta))) = 1.46, got eps0=4.0'
         """
-        log_term = math.log(2.0 / delta) if delta is not None else math.log(2.0)
-        limit = math.log(n / (16.0 * log_term))
+        log_term = math.log(2.0) - math.log(delta) if delta is not None else math.log(2.0)
+        limit = math.log(n / 16.0) - math.log(log_term)  # no overflow of 2/delta near the float limit
         if not eps0 <= limit:
             return f"requires eps0 <= log(n / (16 log(2/delta))) = {limit:.4g}, got eps0={eps0}"
         return None

@@ -68,6 +68,7 @@ class ErlingssonBound(AmplificationBound):
     False
     """
 
+    closed_form = True
     name = "erlingsson"
     title = "Erlingsson et al. (2019), closed form"
     reference = (

@@ -25,6 +25,9 @@ from .base import EPS0, Argument, Family, Number, Question, question_inputs
 
 __all__ = ["PersonalizedFamily"]
 
+#: Parameter names of :class:`~shufflelib.personalized.population.Population` -> the calculator's flags.
+_FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0"}
+
 _LEVELS = Argument(
     "--eps0", "comma-separated local eps levels (> 0)", "LIST", number=Number(low=0, open_low=True, many=True)
 )
@@ -82,7 +85,11 @@ class PersonalizedFamily(Family):
         delta0 = [float(x) for x in values["delta0"]] if values["delta0"] is not None else [0.0]
         if len(delta0) not in (1, len(levels)):
             raise ValueError(f"--delta0 must have one value or one per level ({len(levels)}), got {len(delta0)}")
-        population = Population(levels, counts, delta0[0] if len(delta0) == 1 else delta0)
+        try:
+            population = Population(levels, counts, delta0[0] if len(delta0) == 1 else delta0)
+        except ValueError as exc:  # Population names its parameters eps and delta: use the flags' names
+            name, _, rest = str(exc).partition(" ")
+            raise ValueError(f"{_FLAG_NAMES.get(name, name)} {rest}") from None
         kind = values["randomizer"]
         calibration = values["calibration"]
         if kind != "gaussian" and calibration is not None:

@@ -22,9 +22,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds.base import soundness_record
-from ..segmented.group import GROUP_FORMS, GroupCurve
-from ..segmented.optimize import item_curve, max_reporting_probability, slots_for
+from ..bounds.base import NotApplicableError, soundness_record
+from ..segmented.group import GROUP_FORMS
+from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
 from .base import USERS, Argument, Family, Number, Question, question_inputs
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
@@ -138,6 +138,7 @@ class SegmentedFamily(Family):
         n, m, d, s = values["n"], values["m"], values["d"], values["s"]
         if s > d:
             raise ValueError(f"--s must be at most --d = {d}, got {s}")
+        n, m, d, s = check_user(n, m, d, s)
         group = values["group"] or "paper"
         slots = values["slots"]
         gamma_max = 1.0 if slots is None else min(1.0, m / slots)
@@ -163,10 +164,12 @@ class SegmentedFamily(Family):
             return record
         record["lam"] = values["lam"]
         record.update(soundness_record(cls.soundness(lam=values["lam"])))
-        curve = GroupCurve(item_curve(n, m, d, values["lam"], accounting=cls.accounting, gamma_max=gamma_max), s, group)
+        curve = user_curve(n, m, d, s, values["lam"], accounting=cls.accounting, group=group, gamma_max=gamma_max)
         if question.command == "epsilon":
             record["delta"] = values["delta"]
             record[question.answer] = float(curve.epsilon(values["delta"]))
+            if record[question.answer] == float("inf"):
+                raise NotApplicableError(f"{bound} bound not applicable: no finite eps reaches delta={values['delta']}")
         else:
             record["eps"] = values["eps"]
             record[question.answer] = float(curve.delta(values["eps"]))

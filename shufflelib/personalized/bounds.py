@@ -13,7 +13,15 @@ A :class:`PersonalizedBound` is built for a local randomizer family
 All go through the shared privacy-curve code: :meth:`~PersonalizedBound.curve`
 returns a :class:`~shufflelib.curves.PrivacyCurve` (a
 :class:`~shufflelib.curves.ProfileCurve`), whose ε(δ) is found by certified
-root finding.
+root finding. Every profile is capped by the local guarantee of the most
+revealing level (the shuffled output is a post-processing of one user's
+report), so every ε is at most ``ε_max`` when the randomizers are pure; where
+no finite ε reaches the target δ, :meth:`~PersonalizedBound.epsilon` raises
+:class:`~shufflelib.bounds.NotApplicableError` ("no finite ε").
+
+The box: ``2 <= n <= 10**9`` users, every level in ``[1e-6, 100]`` (see
+:mod:`shufflelib._validation`); outside it a :class:`ValueError` names the
+parameter and its range.
 
 :data:`PERSONALIZED_BOUNDS` lists them by command-line name. ``sound`` tells
 whether the bound is a proven upper bound for the family (``False`` for the
@@ -32,11 +40,24 @@ from typing import ClassVar
 import numpy as np
 
 from .._roots import first_true, largest_reaching
-from .._validation import check_nonnegative, check_positive, check_probability
+from .._validation import (
+    EPS0_LIMIT,
+    EPS0_MIN,
+    N_MAX,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from ..bounds import NotApplicableError
 from ..bounds.blanket import BlanketBennett
 from ..curves import PrivacyCurve, ProfileCurve
-from .baselines import approximate_clone_term, gdp_delta, gdp_mu, lzx_proxy_epsilon, stronger_clones_delta
+from .baselines import (
+    approximate_clone_term,
+    gdp_delta,
+    gdp_mu,
+    lzx_proxy_epsilon,
+    stronger_clones_delta,
+)
 from .clone_count import clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
@@ -150,6 +171,20 @@ class PersonalizedBound(ABC):
         return None
 
     # ------------------------------------------------------------ public API
+    def _curve(self, population: Population) -> PrivacyCurve:
+        """The capped curve, for a population already checked against the box."""
+        self._require(population)
+        profile = self._profile(population)
+        local = _local_profile(population, self.mechanism)
+
+        def capped(e: np.ndarray) -> np.ndarray:
+            e = np.asarray(e, dtype=float)
+            with np.errstate(over="ignore", invalid="ignore"):
+                d = np.asarray(profile(e), dtype=float)
+            return np.minimum(np.where(np.isnan(d), 1.0, d), local(e))
+
+        return ProfileCurve(capped)
+
     def curve(self, population: Population) -> PrivacyCurve:
         """The bound's privacy curve for ``population``.
 
@@ -161,8 +196,7 @@ class PersonalizedBound(ABC):
         >>> 0 < c.epsilon(1e-6) < 1
         True
         """
-        self._require(population)
-        return ProfileCurve(self._profile(population))
+        return self._curve(_check_box(population))
 
     def delta(self, population: Population, eps: float) -> float:
         """Central δ at central ε (>= 0).
@@ -176,10 +210,15 @@ class PersonalizedBound(ABC):
         '6.0e-06'
         """
         eps = check_nonnegative("eps", eps)
-        return float(self.curve(population).delta(eps))
+        return float(self._curve(_check_box(population)).delta(eps))
 
     def epsilon(self, population: Population, delta: float) -> float:
-        """Central ε at central δ in (0, 1) (rounded up; ``inf`` if no ε <= 1e4 reaches δ).
+        """Central ε at central δ in (0, 1) (rounded up).
+
+        Raises
+        ------
+        NotApplicableError
+            If no finite ε reaches δ (e.g. δ below the local δ of a Gaussian level).
 
         Examples
         --------
@@ -189,7 +228,15 @@ class PersonalizedBound(ABC):
         0.0282
         """
         delta = check_probability("delta", delta)
-        return float(self.curve(population).epsilon(delta))
+        return self._epsilon(_check_box(population), delta)
+
+    def _epsilon(self, population: Population, delta: float) -> float:
+        eps = float(self._curve(population).epsilon(delta))
+        if not math.isfinite(eps):
+            raise NotApplicableError(
+                f"{self.name} bound not applicable: no finite eps reaches delta={delta} for this population"
+            )
+        return eps
 
     def max_eps0(self, population: Population, eps: float, delta: float) -> float:
         """Largest ``ε_max`` (levels scaled in proportion) whose shuffled population is (ε, δ)-DP.
@@ -212,12 +259,18 @@ class PersonalizedBound(ABC):
         """
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
-        top = population.eps_max
+        top = _check_box(population).eps_max
+
+        # (eps, delta) is certified at eps_max = e0 iff the scaled population's delta(eps) <= delta:
+        # one profile evaluation per step (not an epsilon search). Asking it slightly below eps (by
+        # more than the epsilon search's tolerance, 1e-9 eps + 1e-12) keeps the round trip
+        # epsilon(scaled population, delta) <= eps.
+        inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
 
         def value(e0: float) -> float:
-            return self.epsilon(population.scaled(e0 / top), delta)
+            return float(self._curve(population.scaled(e0 / top)).delta(inner))
 
-        found = largest_reaching(value, eps, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6)
+        found = largest_reaching(value, delta, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
         if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
         return found
@@ -228,6 +281,31 @@ class PersonalizedBound(ABC):
         reason = self.validity(population)
         if reason is not None:
             raise NotApplicableError(f"{self.name} bound not applicable: {reason}")
+
+
+def _check_box(population: Population) -> Population:
+    """The population, checked against the box (``2 <= n <= N_MAX``, levels in ``[EPS0_MIN, EPS0_LIMIT]``)."""
+    if not isinstance(population, Population):
+        raise ValueError(f"population must be a Population, got {type(population).__name__}")
+    if not 2 <= population.n <= N_MAX:
+        raise ValueError(f"counts must add up to a number of users >= 2 and <= {N_MAX}, got {population.n}")
+    if population.eps[0] < EPS0_MIN or population.eps_max > EPS0_LIMIT:
+        raise ValueError(
+            f"eps0 must have every level in [{EPS0_MIN}, {EPS0_LIMIT}], "
+            f"got levels from {float(population.eps[0])!r} to {population.eps_max!r}"
+        )
+    return population
+
+
+def _local_profile(population: Population, mechanism: LocalMechanism) -> Callable[[np.ndarray], np.ndarray]:
+    """δ(ε) of the most revealing user's own randomizer, rounded up: a cap on any shuffled profile
+    (:func:`~shufflelib.personalized.sound.no_shuffling_delta`; shuffling is post-processing)."""
+    return lambda e: np.minimum(1.0, no_shuffling_delta(e, population, mechanism) * (1.0 + 1e-12))
+
+
+def _local_epsilon(population: Population, mechanism: LocalMechanism, delta: float) -> float:
+    """The smallest ε the local cap alone certifies at ``delta`` (``inf`` if none)."""
+    return float(ProfileCurve(_local_profile(population, mechanism)).epsilon(delta))
 
 
 # ---------------------------------------------------------------- the paper
@@ -346,10 +424,8 @@ class SoundClones(PersonalizedBound):
     sound_for = ("rr", "laplace", "gaussian")
 
     def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
-        # Shuffling is post-processing: never report less than the guarantee without it.
-        return lambda e: np.minimum(
-            sound_delta(e, population, self.mechanism), no_shuffling_delta(e, population, self.mechanism)
-        )
+        # The minimum with the guarantee without shuffling is taken by every bound's curve.
+        return lambda e: sound_delta(e, population, self.mechanism)
 
 
 # ---------------------------------------------------------------- baselines
@@ -489,10 +565,17 @@ class LZXProxy(PersonalizedBound):
 
         return lambda e: np.array([delta_of(float(x)) for x in np.atleast_1d(e)])
 
-    def epsilon(self, population: Population, delta: float) -> float:
-        delta = check_probability("delta", delta)
+    def _epsilon(self, population: Population, delta: float) -> float:
         self._require(population)
-        return lzx_proxy_epsilon(population, delta)
+        eps = min(lzx_proxy_epsilon(population, delta), _local_epsilon(population, self.mechanism, delta))
+        # Certify the round trip delta(epsilon(delta)) <= delta against the inverted profile.
+        curve = self._curve(population)
+        if curve.delta(eps) > delta:
+            step = max(eps, 1e-12) * 1e-6
+            while curve.delta(eps + step) > delta:
+                step *= 2.0
+            eps = first_true(lambda e: curve.delta(e) <= delta, lambda e: 0.0, eps, eps + step)
+        return eps
 
 
 #: Every personalized bound, by command-line name.

@@ -32,7 +32,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
-from .._validation import check_array, check_generator, check_int, check_positive
+from .._validation import (
+    SIZE_MAX,
+    check_array,
+    check_generator,
+    check_int,
+    check_positive,
+)
 from ..audit import SampleFn, hockey_stick_estimate
 from .clone_count import CloneCount
 from .mechanisms import LocalMechanism
@@ -83,7 +89,7 @@ def log_likelihood_ratios(
     [-1.0, 1.0]
     """
     n = check_int("n", n, minimum=1)
-    size = check_int("size", size, minimum=1)
+    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
     dataset = check_int("dataset", dataset, minimum=0, maximum=1)
     rng = check_generator("rng", rng)
     eps1 = check_positive("eps1", eps1)

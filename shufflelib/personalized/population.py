@@ -81,7 +81,7 @@ class Population:
         if e.size == 0:
             raise ValueError("eps must contain at least one level")
         if np.any(e <= 0):
-            raise ValueError(f"eps must have every entry > 0, got min {e.min()!r}")
+            raise ValueError(f"eps must have every entry > 0, got min {float(e.min())!r}")
         c = check_array("counts", counts, ndim=1, low=1, integral=True)
         if c.size != e.size:
             raise ValueError(f"counts must have one entry per level ({e.size}), got {c.size}")
@@ -91,7 +91,7 @@ class Population:
         if d.ndim != 1 or d.size != e.size:
             raise ValueError(f"delta must be a scalar or have one entry per level ({e.size}), got shape {d.shape}")
         if np.any(d >= 1):
-            raise ValueError(f"delta must have every entry in [0, 1), got max {d.max()!r}")
+            raise ValueError(f"delta must have every entry in [0, 1), got max {float(d.max())!r}")
         keys = np.stack([e, d], axis=1)
         uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
         merged = np.zeros(uniq.shape[0], dtype=np.int64)

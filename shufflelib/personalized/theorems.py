@@ -192,8 +192,12 @@ def theorem2_delta(eps: object, plan: ClonePlan) -> np.ndarray:
 _PRINTED_CACHE: dict[tuple[int, str], tuple] = {}
 
 
+#: Largest number of clone counts the printed formula sums over (see :func:`_coarsen`).
+_MAX_TERMS = 1024
+
+
 def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
-    """Counts, pmf, weights of l(t), and l(t) on a grid of 400 thresholds (cached per plan).
+    """Counts, pmf, weights of l(t), and l(t) on a grid of 100 thresholds (cached per plan).
 
     ``weights="printed"``: every ``m = 1, ..., n − 1`` with weight 1 (the constant ``w_1^0``
     cancels); ``"pi"``: the counts where the clone-count pmf is represented.
@@ -211,16 +215,32 @@ def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
     else:
         m, pi = _pmf_table(plan, from_one=True)
         keep = pi >= 1e-30 * pi.max() if pi.size else pi > 0  # negligible terms of both sums
-        m, pi = m[keep], pi[keep]
+        m, pi = _coarsen(m[keep], pi[keep])
         wts = pi
-    log_fact = gammaln(np.arange(int(m.max()) + 2 if m.size else 2, dtype=float) + 1.0)
-    grid = np.logspace(-12, 12, 400)
-    l_grid = _l_of_t(grid, m, wts, log_fact) if m.size else np.empty(0)
-    tables = (m, pi, wts, grid, l_grid, log_fact)
+    grid = np.logspace(-12, 12, 100)  # brackets t_eps; 16 bisection steps refine it on l(t) itself
+    l_grid = _l_of_t(grid, m, wts) if m.size else np.empty(0)
+    tables = (m, pi, wts, grid, l_grid)
     if len(_PRINTED_CACHE) > 64:
         _PRINTED_CACHE.clear()
     _PRINTED_CACHE[key] = (plan, tables)
     return tables
+
+
+def _coarsen(m: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``_MAX_TERMS`` terms: consecutive counts pooled at their mass-weighted middle.
+
+    The sums of the printed formula are expectations of smooth functions of the clone count
+    ``m`` (binomial cdfs at ``m/2 ± O(sqrt m)``); with more than ``_MAX_TERMS`` counts each pool
+    spans a small fraction of a standard deviation, so pooling changes the *formula's* value by
+    a relative ~1e-6 (it is a formula, not a bound) and keeps it ``O(1)`` in ``n``.
+    """
+    if m.size <= _MAX_TERMS:
+        return m, pi
+    edges = np.linspace(0, m.size, _MAX_TERMS + 1).astype(np.int64)
+    mass = np.add.reduceat(pi, edges[:-1])
+    centre = np.add.reduceat(pi * m, edges[:-1]) / np.where(mass > 0, mass, 1.0)
+    live = mass > 0
+    return np.round(centre[live]), mass[live]
 
 
 def _pmf_table(plan: ClonePlan, from_one: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -250,21 +270,20 @@ def _bin_cdf(k: np.ndarray, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _l_of_t(t: np.ndarray, m: np.ndarray, weights: np.ndarray, log_fact: np.ndarray) -> np.ndarray:
+def _l_of_t(t: np.ndarray, m: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """The printed ``l(t)`` (``-inf`` where the denominator vanishes), in log space.
 
-    ``log_fact[k] = log k!`` (a table up to the largest ``m + 1``); each pmf is
-    ``f_m(v) = exp(log m! − log v! − log (m−v)! − m log 2)``, 0 outside ``[0, m]``.
+    Each pmf is ``f_m(v) = exp(log m! − log v! − log (m−v)! − m log 2)``, 0 outside ``[0, m]``.
     """
     v = np.floor(m[None, :] - (m[None, :] + 1.0) / (t[:, None] + 1.0))
-    mi = m.astype(np.int64)[None, :]
+    mm = m[None, :]
     with np.errstate(divide="ignore"):  # zero weights are -inf logs
-        base = np.log(weights)[None, :] + log_fact[mi] - mi * _LOG2
+        base = np.log(weights)[None, :] + gammaln(mm + 1.0) - mm * _LOG2
 
     def log_pmf(vals: np.ndarray) -> np.ndarray:
-        inside = (vals >= 0) & (vals <= m[None, :])
-        vi = np.where(inside, vals, 0.0).astype(np.int64)
-        return np.where(inside, base - log_fact[vi] - log_fact[mi - vi], -np.inf)
+        inside = (vals >= 0) & (vals <= mm)
+        vi = np.where(inside, vals, 0.0)
+        return np.where(inside, base - gammaln(vi + 1.0) - gammaln(mm - vi + 1.0), -np.inf)
 
     den = logsumexp(log_pmf(v), axis=1)
     num = logsumexp(log_pmf(v + 1.0), axis=1)
@@ -305,7 +324,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
         raise ValueError(f"weights must be one of {', '.join(L_T_WEIGHTS)}, got {weights!r}")
     e = check_array("eps", eps, low=0.0)
     flat = np.atleast_1d(e).ravel()
-    m, pi, wts, grid, l_grid, log_fact = _printed_tables(plan, weights)
+    m, pi, wts, grid, l_grid = _printed_tables(plan, weights)
     if m.size == 0:
         return np.zeros(e.shape)
     d1, w = plan.delta1, plan.w
@@ -324,7 +343,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
             lo, hi = grid[good[0] - 1], grid[good[0]]
             for _ in range(16):
                 mid = math.sqrt(lo * hi)
-                if ok(_l_of_t(np.array([mid]), m, wts, log_fact))[0]:
+                if ok(_l_of_t(np.array([mid]), m, wts))[0]:
                     hi = mid
                 else:
                     lo = mid

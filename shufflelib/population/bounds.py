@@ -39,7 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import check_int, check_nonnegative, check_positive, check_probability
+from .._validation import N_MAX, check_eps0, check_int, check_nonnegative, check_positive, check_probability
 from ..bounds.base import NotApplicableError, delta_from_epsilon, largest_eps0
 from ..curves import invert_profile
 from .laws import (
@@ -185,7 +185,7 @@ class PopulationBound(ABC):
         NotApplicableError
             If the theorem does not cover these parameters.
         """
-        eps0 = check_positive("eps0", eps0)
+        eps0 = check_eps0(eps0)
         delta = check_probability("delta", delta)
         self._require(eps0, delta)
         eps = float(self._epsilon(eps0, delta))
@@ -203,7 +203,7 @@ class PopulationBound(ABC):
         eps
             Central ε, >= 0.
         """
-        eps0 = check_positive("eps0", eps0)
+        eps0 = check_eps0(eps0)
         if check_nonnegative("eps", eps) >= eps0:
             return 0.0
         self._require(eps0)
@@ -300,7 +300,7 @@ class TemplateBound(PopulationBound):
 
 
 def _check_dummies(dummies: int) -> int:
-    return check_int("dummies", dummies, minimum=0)
+    return check_int("dummies", dummies, minimum=0, maximum=N_MAX)
 
 
 class BinomialTheorem(TemplateBound):

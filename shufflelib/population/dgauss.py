@@ -36,7 +36,13 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_generator, check_int, check_positive
+from .._validation import (
+    SIZE_MAX,
+    check_array,
+    check_generator,
+    check_int,
+    check_positive,
+)
 
 __all__ = ["normalizer", "pmf", "logpmf", "variance", "sample_discrete_gaussian", "s_term", "sum_pmf"]
 
@@ -122,7 +128,7 @@ def sample_discrete_gaussian(tau: object, size: int, rng: np.random.Generator) -
     >>> sample_discrete_gaussian(np.array([1.0, 1e3]), 2, np.random.default_rng(1)).shape
     (2,)
     """
-    size = check_int("size", size, minimum=0)
+    size = check_int("size", size, minimum=0, maximum=SIZE_MAX)
     if np.ndim(tau):
         tau = check_array("tau", tau, ndim=1)
         if tau.size != size or not np.all(tau > 0):

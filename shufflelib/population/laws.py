@@ -41,11 +41,13 @@ from scipy import stats
 
 from .._roots import first_integer
 from .._validation import (
+    N_MAX,
+    SIZE_MAX,
     check_array,
     check_generator,
     check_in_range,
     check_int,
-    check_nonnegative,
+    check_n,
     check_positive,
     check_probability,
 )
@@ -103,6 +105,16 @@ def integer_range(cdf, sf, mean: float, sd: float, low: int, high: float, tail: 
     return int(lo), int(hi)
 
 
+def _check_mean(name: str, value: object) -> float:
+    """A mean number of other users: in ``[0, N_MAX]`` (the box of :mod:`shufflelib._validation`)."""
+    return check_in_range(name, value, 0.0, N_MAX)
+
+
+def _check_variance(name: str, value: object) -> float:
+    """A variance of the number of other users: in ``[0, N_MAX**2]``."""
+    return check_in_range(name, value, 0.0, float(N_MAX) ** 2)
+
+
 @dataclass(frozen=True)
 class MeanVariance:
     """Only the mean and the variance of ``N − 1`` are known (Theorem 3, Theorem 4(e)).
@@ -124,8 +136,8 @@ class MeanVariance:
     variance: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
-        object.__setattr__(self, "variance", check_nonnegative("variance", self.variance))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
+        object.__setattr__(self, "variance", _check_variance("variance", self.variance))
 
 
 @dataclass(frozen=True)
@@ -153,8 +165,8 @@ class SubGaussianTail:
     tau: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
-        object.__setattr__(self, "tau", check_nonnegative("tau", self.tau))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
+        object.__setattr__(self, "tau", check_in_range("tau", self.tau, 0.0, N_MAX))
 
     def as_subexponential(self, b: float) -> SubExponentialTail:
         r"""The same tail as a sub-exponential one, ``a exp(−b t)`` with ``a = exp(b^2 tau^2 / 4)``.
@@ -211,7 +223,7 @@ class SubExponentialTail:
     b: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "mean", check_nonnegative("mean", self.mean))
+        object.__setattr__(self, "mean", _check_mean("mean", self.mean))
         object.__setattr__(self, "a", check_in_range("a", self.a, 1.0, math.inf, closed_high=False))
         object.__setattr__(self, "b", check_positive("b", self.b))
 
@@ -348,7 +360,7 @@ class PopulationLaw(ABC):
         >>> PoissonPopulation(50).sample(3, np.random.default_rng(0)).shape
         (3,)
         """
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
         rng = check_generator("rng", rng)
         return np.asarray(self._sample(size, rng), dtype=np.int64)
 
@@ -405,7 +417,7 @@ class FixedPopulation(PopulationLaw):
     name = "fixed"
 
     def __init__(self, others: int) -> None:
-        self.others = check_int("others", others, minimum=0)
+        self.others = check_int("others", others, minimum=0, maximum=N_MAX)
 
     def __repr__(self) -> str:
         return f"FixedPopulation(others={self.others})"
@@ -461,7 +473,7 @@ class BinomialPopulation(_ScipyLaw):
     name = "binomial"
 
     def __init__(self, n_prime: int, alpha: float) -> None:
-        self.n_prime = check_int("n_prime", n_prime, minimum=2)
+        self.n_prime = check_n(n_prime, "n_prime")
         self.alpha = check_probability("alpha", alpha, closed_high=True)
         self._dist = stats.binom(self.n_prime - 1, self.alpha)
 
@@ -507,6 +519,8 @@ class PoissonPopulation(_ScipyLaw):
 
     def __init__(self, lam: float) -> None:
         self.lam = check_positive("lam", lam)
+        if self.lam > N_MAX:
+            raise ValueError(f"lam must be a number > 0 and <= {N_MAX}, got {lam!r}")
         self._dist = stats.poisson(self.lam)
 
     def __repr__(self) -> str:
@@ -547,8 +561,10 @@ class NegativeBinomialPopulation(_ScipyLaw):
     name = "negbin"
 
     def __init__(self, mean: float, variance: float) -> None:
-        mean = check_positive("mean", mean)
-        variance = check_positive("variance", variance)
+        mean = check_positive("mean", _check_mean("mean", mean))
+        # The exact bounds walk the law's support (about 20 standard deviations wide): a standard
+        # deviation of at most 1e5 keeps it to a few million counts.
+        variance = check_positive("variance", check_in_range("variance", variance, 0.0, 1e10))
         if not variance > mean:
             raise ValueError(f"variance must be > mean = {mean!r} for a negative binomial, got {variance!r}")
         self._mean, self._variance = mean, variance

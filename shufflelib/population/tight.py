@@ -31,7 +31,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .._roots import last_true, narrow_bracket
-from .._validation import check_int, check_positive, check_probability
+from .._validation import N_MAX, check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX
@@ -80,7 +80,7 @@ class _PopulationCurve(PopulationBound):
         if not isinstance(law, PopulationLaw):
             raise ValueError(f"law must be a PopulationLaw, got {type(law).__name__}")
         self.law = law
-        self.dummies = check_int("dummies", dummies, minimum=0)
+        self.dummies = check_int("dummies", dummies, minimum=0, maximum=N_MAX)
         if not isinstance(adaptive, bool):
             raise ValueError(f"adaptive must be True or False, got {adaptive!r}")
         self.adaptive = adaptive
@@ -353,7 +353,7 @@ def rr_population_sampler(law: PopulationLaw, eps0: float, dummies: int = 0, ada
     """
     if not isinstance(law, PopulationLaw):
         raise ValueError(f"law must be a PopulationLaw, got {type(law).__name__}")
-    dummies = check_int("dummies", dummies, minimum=0)
+    dummies = check_int("dummies", dummies, minimum=0, maximum=N_MAX)
     if not isinstance(adaptive, bool):
         raise ValueError(f"adaptive must be True or False, got {adaptive!r}")
     eps0 = check_positive("eps0", eps0)

@@ -33,10 +33,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._roots import first_true, largest_reaching
-from .._validation import check_array, check_int, check_positive, check_probability
-from ..curves import PrivacyCurve
+from .._validation import (
+    N_MAX,
+    check_array,
+    check_in_range,
+    check_int,
+    check_n,
+    check_positive,
+    check_probability,
+)
+from ..curves import MonotoneEnvelope, PrivacyCurve
 from .exact_item import ExactItemCurve
-from .group import GROUP_FORMS, item_budget
+from .group import GROUP_FORMS, GroupCurve, item_budget
 from .protocol import SegmentedParameters, mse_bound
 from .variation_ratio import pair_curve, poisson_item_pair
 
@@ -44,6 +52,8 @@ __all__ = [
     "ACCOUNTINGS",
     "slots_for",
     "item_curve",
+    "check_user",
+    "user_curve",
     "max_reporting_probability",
     "blanket_threshold",
     "lambda_grid",
@@ -110,6 +120,61 @@ def item_curve(
         n = check_int("n", n, minimum=1)
         return ExactItemCurve(n * slots, min(1.0, m / slots), d, lam)
     raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}, got {accounting!r}")
+
+
+def check_user(n: int, m: float, d: int, s: int) -> tuple[int, float, int, int]:
+    """Validate the calculator's box for one user of Algorithm 2.
+
+    ``2 <= n <= 10**9`` users, ``0 < m <= 10**4`` blanket messages per user,
+    ``3 <= d <= 10**9`` items and ``1 <= s <= d`` items per user.
+
+    Examples
+    --------
+    >>> check_user(5000, 1.5, 17, 4)
+    (5000, 1.5, 17, 4)
+    >>> check_user(5000, 1.5, 3, 4)
+    Traceback (most recent call last):
+    ...
+    ValueError: s must be an integer >= 1 and <= 3, got 4
+    """
+    n = check_n(n)
+    m = check_in_range("m", m, 0.0, M_MAX, closed_low=False)
+    d = check_int("d", d, minimum=3, maximum=N_MAX)
+    s = check_int("s", s, minimum=1, maximum=d)
+    return n, m, d, s
+
+
+def user_curve(
+    n: int,
+    m: float,
+    d: int,
+    s: int,
+    lam: float,
+    *,
+    accounting: str = "theorem3",
+    group: str = "paper",
+    gamma_max: float = 1.0,
+) -> PrivacyCurve:
+    """The user-level privacy curve (group privacy over ``s`` items) on the box of :func:`check_user`.
+
+    The item curve after group privacy is replaced by its running minimum
+    (:class:`~shufflelib.curves.MonotoneEnvelope`, still valid): the group step and the
+    rounding allowance of the item curve both grow with ε, so the raw product is not monotone.
+    Its :meth:`~shufflelib.curves.PrivacyCurve.epsilon` is ``inf`` where no finite ε reaches δ
+    (e.g. integer ``m`` with ``λ < 1``: the number of messages reveals the report).
+
+    Examples
+    --------
+    >>> curve = user_curve(5000, 1.8, 17, 4, 0.5)
+    >>> 0.4 < curve.epsilon(2e-6) < 0.6
+    True
+    >>> user_curve(2, 1.0, 3, 1, 0.5, accounting="exact").epsilon(1e-3)
+    inf
+    """
+    n, m, d, s = check_user(n, m, d, s)
+    lam = check_in_range("lam", lam, 0.0, 1.0)
+    item = item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max)
+    return MonotoneEnvelope(GroupCurve(item, s, group))
 
 
 def _target(level_eps: float, s: int, delta: float, group: str) -> tuple[float, float]:

@@ -20,7 +20,13 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from .._validation import check_array, check_generator, check_in_range, check_int
+from .._validation import (
+    SIZE_MAX,
+    check_array,
+    check_generator,
+    check_in_range,
+    check_int,
+)
 
 __all__ = ["SetPopulation", "UniformSets", "CatalogueSets", "msnbc_like"]
 
@@ -73,7 +79,7 @@ class SetPopulation(ABC):
         ((2, 2, 10), [[15, 21], [15, 21]])
         """
         nk = check_array("level_counts", level_counts, ndim=1, low=0, integral=True).astype(np.int64)
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
         return np.stack([self.sample_holders(int(k), rng, size) for k in nk], axis=1)
 
 
@@ -122,7 +128,7 @@ class UniformSets(SetPopulation):
         """
         n = check_int("n", n, minimum=0)
         rng = check_generator("rng", rng)
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
         left = np.zeros((size, self.s + 1), dtype=np.int64)  # left[:, r]: users with r items to place
         left[:, self.s] = n
         out = np.zeros((size, self.d), dtype=np.int64)
@@ -197,7 +203,7 @@ class CatalogueSets(SetPopulation):
         """
         n = check_int("n", n, minimum=0)
         rng = check_generator("rng", rng)
-        size = check_int("size", size, minimum=1)
+        size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
         catalogue = self.sets.shape[0]
         if n >= catalogue // 4:
             picks = rng.multinomial(n, self.weights, size=size)
@@ -257,7 +263,7 @@ def msnbc_like(
     rng = check_generator("rng", rng)
     d = check_int("d", d, minimum=2)
     s = check_int("s", s, minimum=1, maximum=d)
-    size = check_int("size", size, minimum=1)
+    size = check_int("size", size, minimum=1, maximum=SIZE_MAX)
     zipf = check_in_range("zipf", zipf, 0.0, 10.0)
     mean_visits = check_in_range("mean_visits", mean_visits, 1.0, float(d))
     popularity = 1.0 / np.arange(1, d + 1) ** zipf

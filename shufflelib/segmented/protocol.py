@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import (
+    SIZE_MAX,
     check_array,
     check_generator,
     check_in_range,
@@ -295,7 +296,7 @@ def simulate_counts(
     h = check_array("holders", holders, low=0, integral=True).astype(np.int64)
     rng = check_generator("rng", rng)
     if h.ndim == 2:
-        runs = 1 if size is None else check_int("size", size, minimum=1)
+        runs = 1 if size is None else check_int("size", size, minimum=1, maximum=SIZE_MAX)
         h = np.broadcast_to(h, (runs, *h.shape))
         squeeze = size is None
     elif h.ndim == 3:

@@ -1,0 +1,163 @@
+"""Timings of calculator questions at the corners of the box (the slowest first).
+
+The box (``shufflelib._validation``): ``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100``, δ in
+``(0, 1)`` down to the smallest subnormal. The target: every calculator question answers in at
+most 2 seconds anywhere in the box. Each question runs once, in process, through
+``shufflelib.__main__.main`` (answer, refusal or error alike; the status is shown) and is timed
+in CPU seconds of the calling thread (the machine may be shared; idle BLAS threads would inflate
+the process total); Python's start-up (about a second)
+is not included. ``exact-krr`` is left out (its k >= 3 evaluation is
+being rewritten).
+
+The slowest questions are then re-timed each in a fresh process (CPU of the child, net of the
+start-up), which is what a user of the calculator waits for.
+
+Run ``python benchmarks/bench_corners.py [--all] [--progress]``; it prints a Markdown table of
+the 25 slowest questions (every question with ``--all``; each timing on stderr as it finishes
+with ``--progress``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import itertools
+import resource
+import subprocess
+import sys
+import time
+
+from shufflelib.__main__ import main
+from shufflelib.bounds import BOUNDS
+from shufflelib.personalized.bounds import PERSONALIZED_BOUNDS
+
+DELTAS = ("5e-324", "1e-6", "0.99")
+EPS0S = ("1e-6", "1", "100")
+NS = ("2", "1000000000")
+
+
+def uniform() -> list[list[str]]:
+    out = []
+    for bound, cls in BOUNDS.items():
+        if bound == "exact-krr":
+            continue
+        mechanisms = [["--mechanism", "generic"]] if "generic" in cls.mechanisms else []
+        if "krr" in cls.mechanisms:
+            mechanisms += [["--mechanism", "krr", "--k", "2"], ["--mechanism", "krr", "--k", "1000000000"]]
+        for mech, n in itertools.product(mechanisms, NS):
+            head = ["--bound", bound, "--n", n, *mech]
+            for eps0, delta in itertools.product(EPS0S, DELTAS):
+                out.append(["epsilon", *head, "--eps0", eps0, "--delta", delta])
+            for eps0 in EPS0S:
+                out.append(["delta", *head, "--eps0", eps0, "--eps", str(float(eps0) / 2)])
+            for eps, delta in itertools.product(("1e-6", "1"), DELTAS):
+                out.append(["eps0", *head, "--eps", eps, "--delta", delta])
+    return out
+
+
+def personalized() -> list[list[str]]:
+    pops = [("1", "2"), ("1", "1000000000"), ("1e-6,1,100", "1,100000,999899999"), ("0.5,1,2", "1,33333333,1000000")]
+    out = []
+    for bound, kind, (eps0, counts) in itertools.product(PERSONALIZED_BOUNDS, ("rr", "laplace"), pops):
+        head = ["--bound", bound, "--randomizer", kind, "--eps0", eps0, "--counts", counts]
+        for delta in DELTAS:
+            out.append(["epsilon", *head, "--delta", delta])
+        out.append(["delta", *head, "--eps", "0.01"])
+        out.append(["eps0", *head, "--eps", "0.1", "--delta", "1e-6"])
+        out.append(["eps0", *head, "--eps", "1e-3", "--delta", "5e-324"])
+    gauss = ["--randomizer", "gaussian", "--calibration", "analytic", "--delta0", "1e-8"]
+    for bound in ("pers-clones", "pers-fv", "pers-liu24", "pers-liu24-printed"):
+        for eps0, counts in pops[1:]:
+            out.append(["epsilon", "--bound", bound, *gauss, "--eps0", eps0, "--counts", counts, "--delta", "1e-12"])
+    return out
+
+
+def population() -> list[list[str]]:
+    laws = {
+        "pop-binomial": ("binomial:2,1", "binomial:1000000000,0.5"),
+        "pop-poisson": ("poisson:1", "poisson:1000000000"),
+        "pop-meanvar": ("meanvar:1,1", "meanvar:1000000000,1e18"),
+        "pop-subgaussian": ("subgaussian:1,1", "subgaussian:1000000000,1000000000"),
+        "pop-subexp": ("subexp:1,1,1", "subexp:1000000000,2,1e-9"),
+        "pop-tight": ("fixed:1", "negbin:1000000000,1e10", "poisson:1000000000", "fixed:1000000000"),
+        "pop-exact-rr": ("fixed:1", "poisson:1000000", "binomial:1000000000,0.001"),
+    }
+    out = []
+    for bound, texts in laws.items():
+        for text in texts:
+            head = ["--bound", bound, "--population", text]
+            for eps0, delta in itertools.product(EPS0S, DELTAS):
+                out.append(["epsilon", *head, "--eps0", eps0, "--delta", delta])
+            out.append(["delta", *head, "--eps0", "1", "--eps", "0.01"])
+            for eps, delta in itertools.product(("1e-6", "1"), DELTAS):
+                out.append(["eps0", *head, "--eps", eps, "--delta", delta])
+        out.append(["epsilon", *head, "--dummies", "1000000000", "--eps0", "1", "--delta", "5e-324"])
+    return out
+
+
+def segmented() -> list[list[str]]:
+    out = []
+    for bound, n, (m, d, s), lam, delta in itertools.product(
+        ("segmented-thm3", "segmented-exact"),
+        NS,
+        (("0.01", "3", "1"), ("1.5", "17", "4"), ("10000", "1000000000", "1000"), ("2", "1000000000", "1000000000")),
+        ("0", "0.5", "1"),
+        ("5e-324", "1e-6"),
+    ):
+        head = ["--bound", bound, "--n", n, "--m", m, "--d", d, "--s", s]
+        out.append(["epsilon", *head, "--lam", lam, "--delta", delta])
+        if lam == "0.5":
+            out.append(["delta", *head, "--lam", lam, "--eps", "0.5"])
+            out.append(["eps0", *head, "--eps", "0.5", "--delta", delta])
+    return out
+
+
+def timed(argv: list[str]) -> tuple[float, int]:
+    sink = io.StringIO()
+    start = time.thread_time()
+    with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+        status = main(argv)
+    return time.thread_time() - start, status
+
+
+def run() -> None:
+    rows = []
+    for family, make in (
+        ("uniform", uniform),
+        ("personalized", personalized),
+        ("population", population),
+        ("segmented", segmented),
+    ):
+        for argv in make():
+            seconds, status = timed(argv)
+            rows.append((seconds, status, family, argv))
+            if "--progress" in sys.argv:
+                print(f"{seconds:8.3f} {status} {' '.join(argv)}", file=sys.stderr, flush=True)
+    rows.sort(key=lambda r: -r[0])
+    shown = rows if "--all" in sys.argv else rows[:25]
+    print(f"{len(rows)} questions in one process; slowest {rows[0][0]:.2f} CPU s\n")
+    # One process accumulates state (caches); a user's question runs in a fresh one: re-time the
+    # slowest in fresh processes, net of the start-up (importing the calculator).
+    start_up = _fresh(None)
+    print("| CPU s, in process | CPU s, fresh process | status | family | question |")
+    print("|---:|---:|---:|---|---|")
+    for i, (seconds, status, family, argv) in enumerate(shown):
+        fresh = f"{_fresh(argv) - start_up:.3f}" if i < FRESH else ""
+        print(f"| {seconds:.3f} | {fresh} | {status} | {family} | `python -m shufflelib {' '.join(argv)}` |")
+
+
+#: Number of the slowest questions re-timed in a fresh process.
+FRESH = 15
+
+
+def _fresh(argv: list[str] | None) -> float:
+    """CPU seconds of ``python -m shufflelib argv`` in a new process (``None``: the import alone)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    command = ["-c", "import shufflelib.__main__"] if argv is None else ["-m", "shufflelib", *argv]
+    subprocess.run([sys.executable, *command], capture_output=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+
+if __name__ == "__main__":
+    run()
