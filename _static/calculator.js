@@ -282,7 +282,8 @@
     return logConst - bl.logGamma - Math.log(n) + logBlanketExpectation(n, bl, c);
   }
 
-  // blanket._turning_point: where the bound stops decreasing (the same grid, then golden section).
+  // blanket._grid_profile and blanket._turning_point: the log-profile on the library's grid, and
+  // where the bound stops decreasing (the grid's minimum, refined by golden section).
   const turningCache = new Map();
   function turningPoint(tail, n, eps0) {
     const key = `${tail.name} ${n} ${eps0}`;
@@ -292,9 +293,9 @@
     for (let i = 0; i < 200; i++) unit.add(0.005 + (i / 199) * (1 - 1e-9 - 0.005));
     const grid = Array.from(unit).sort((u, v) => u - v).map((u) => eps0 * u);
     const f = (e) => blanketLogProfile(tail, n, eps0, e);
+    const values = grid.map(f);
     let best = 0, bestValue = Infinity;
-    grid.forEach((e, i) => {
-      const v = f(e);
+    values.forEach((v, i) => {
       if (v < bestValue) { bestValue = v; best = i; }
     });
     let point = eps0;
@@ -308,16 +309,25 @@
       }
       point = f1 <= bestValue ? x1 : grid[best];
     }
+    const running = [];
+    values.forEach((v, i) => running.push(i ? Math.min(running[i - 1], v) : v));
+    const result = { point, grid, running };
     if (turningCache.size > 256) turningCache.delete(turningCache.keys().next().value);
-    turningCache.set(key, point);
-    return point;
+    turningCache.set(key, result);
+    return result;
   }
 
+  // blanket._PrivacyBlanketBound._delta: the profile up to the turning point, capped by its running
+  // minimum over the grid points <= ε (blanket._running_minimum).
   function blanketDelta(tail, n, eps0, eps) {
     if (eps >= eps0) return 0;
     if (eps <= 0) return 1;
-    const e = Math.min(eps, turningPoint(tail, n, eps0));
-    const logDelta = blanketLogProfile(tail, n, eps0, e) + BLANKET_LOG_MARGIN;
+    const { point, grid, running } = turningPoint(tail, n, eps0);
+    let logDelta = blanketLogProfile(tail, n, eps0, Math.min(eps, point));
+    let below = 0;
+    while (below < grid.length && grid[below] <= eps) below++;
+    if (below) logDelta = Math.min(logDelta, running[below - 1]);
+    logDelta += BLANKET_LOG_MARGIN;
     if (logDelta >= 0) return 1;
     return Math.max(Math.exp(logDelta), DELTA_FLOOR);
   }
@@ -384,7 +394,7 @@
     if (d(0) <= delta) return 0;
     const logTarget = Math.log(delta);
     const root = certifiedRoot((e) => d(e) <= delta, (e) => logOr(d(e)) - logTarget, 0, eps0, 1e-9);
-    return root * (1 + EPS_MARGIN) + EPS_ABS_MARGIN;
+    return Math.min(root * (1 + EPS_MARGIN) + EPS_ABS_MARGIN, eps0); // the protocol is ε₀-DP
   }
 
   // Largest ε₀ shown: largest ε₀ in (0, 50] whose δ (with margin) at ε·(1 − EPS_MARGIN) − EPS_ABS_MARGIN
