@@ -28,11 +28,6 @@ def test_the_tool_finds_every_code_cell_and_keeps_its_options() -> None:
     assert split_options(":tags: [hide-cell]\n\nx = 1\n") == (":tags: [hide-cell]\n\n", "x = 1\n")
 
 
-@pytest.mark.xfail(
-    reason="chapters are edited on parallel branches: the lead runs `python tools/format_chapters.py` "
-    "over every chapter after merging them, then edits the long strings it lists by hand",
-    strict=False,
-)
 @pytest.mark.parametrize("path", chapters(), ids=lambda p: p.stem)
 def test_chapter_code_cells_fit_in_88_columns(path: Path) -> None:
     found = long_lines(path)

@@ -350,11 +350,6 @@ def test_every_page_reads_well_on_a_laptop(laptop, server, path) -> None:
     assert not page.errors, f"JavaScript errors on {path}: {page.errors}"
 
 
-@pytest.mark.xfail(
-    reason="the lead formats every chapter's code cells (tools/format_chapters.py) after merging "
-    "the parallel branches; tests/test_chapter_code.py checks the same on the sources",
-    strict=False,
-)
 @pytest.mark.parametrize("path", book_pages())
 def test_no_code_cell_scrolls_sideways_on_a_laptop(laptop, server, path) -> None:
     page = laptop
