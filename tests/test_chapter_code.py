@@ -34,3 +34,11 @@ def test_chapter_code_cells_fit_in_88_columns(path: Path) -> None:
     assert not found, f"{path.name}: lines longer than {LINE_LENGTH} columns at " + ", ".join(
         f"{line} ({length})" for line, length in found
     )
+
+
+def test_the_tool_keeps_a_trailing_semicolon() -> None:
+    """A trailing ";" hides a cell's value (and a figure's second copy); ruff would drop it."""
+    from format_chapters import format_code
+
+    assert format_code("show(1,2);\n") == "show(1, 2);\n"
+    assert format_code("show(1,2)\n") == "show(1, 2)\n"

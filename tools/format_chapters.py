@@ -52,7 +52,14 @@ def format_code(code: str) -> str:
         capture_output=True,
         text=True,
     )
-    return result.stdout if result.returncode == 0 else code
+    if result.returncode != 0:
+        return code
+    formatted = result.stdout
+    # A trailing ";" hides the cell's value in a notebook; ruff formats the code as a .py file
+    # and would drop it.
+    if code.rstrip().endswith(";") and not formatted.rstrip().endswith(";"):
+        formatted = formatted.rstrip("\n") + ";\n"
+    return formatted
 
 
 def chapter_cells(text: str) -> list[tuple[int, str]]:
