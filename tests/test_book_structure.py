@@ -124,3 +124,16 @@ def test_label_parser_sees_labels() -> None:
         ["ex-a"],
         ["ex-a"],
     )
+
+
+def test_no_citation_in_a_heading() -> None:
+    """A citation in a heading breaks the PDF (a hyperlink in LaTeX's moving section argument)."""
+    import re
+
+    found = [
+        f"{path.name}:{number}"
+        for path in (ROOT / "book").glob("*.md")
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if re.match(r"#+ .*\{cite", line)
+    ]
+    assert not found, f"citations in headings: {found}"
