@@ -53,6 +53,7 @@ __all__ = [
     "MECHANISMS",
     "delta_from_epsilon",
     "largest_eps0",
+    "profile_target",
     "soundness_record",
 ]
 
@@ -297,9 +298,8 @@ class AmplificationBound(ABC):
         delta = check_probability("delta", delta)
         if type(self)._delta is not AmplificationBound._delta and not self.closed_form:
             # A profile: (eps, delta) holds at e0 iff delta(e0, eps) <= delta, one evaluation per
-            # step instead of an epsilon search. Asked slightly below eps (by more than the epsilon
-            # search's tolerance, 1e-9 eps + 1e-12) to keep epsilon(n, max_eps0, delta) <= eps.
-            inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
+            # step instead of an epsilon search.
+            inner = profile_target(eps)
 
             def profile(e0: float) -> float:
                 if e0 <= eps:
@@ -314,6 +314,20 @@ class AmplificationBound(ABC):
             return self._epsilon_rounded(n, e0, delta) if self.validity(n, e0, delta) is None else math.inf
 
         return largest_eps0(value, eps, delta, self.name, self._at(n))
+
+
+def profile_target(eps: float) -> float:
+    """The ε at which the ``max_eps0`` questions evaluate a profile, slightly below ``eps``.
+
+    Below by more than the ε search's tolerance (``1e-9 eps + 1e-12``), so that the round trip
+    ``epsilon(n, max_eps0(n, eps, delta), delta) <= eps`` holds.
+
+    Examples
+    --------
+    >>> 0.5 < profile_target(1.0) < 1.0
+    True
+    """
+    return max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
 
 
 def delta_from_epsilon(epsilon_at: Callable[[float], float], eps: float) -> float:

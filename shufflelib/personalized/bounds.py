@@ -49,6 +49,7 @@ from .._validation import (
     check_probability,
 )
 from ..bounds import NotApplicableError
+from ..bounds.base import profile_target
 from ..bounds.blanket import BlanketBennett
 from ..curves import PrivacyCurve, ProfileCurve
 from .baselines import (
@@ -262,10 +263,8 @@ class PersonalizedBound(ABC):
         top = _check_box(population).eps_max
 
         # (eps, delta) is certified at eps_max = e0 iff the scaled population's delta(eps) <= delta:
-        # one profile evaluation per step (not an epsilon search). Asking it slightly below eps (by
-        # more than the epsilon search's tolerance, 1e-9 eps + 1e-12) keeps the round trip
-        # epsilon(scaled population, delta) <= eps.
-        inner = max(eps * (1.0 - 3e-9) - 2e-12, eps / 2.0)
+        # one profile evaluation per step (not an epsilon search).
+        inner = profile_target(eps)
 
         def value(e0: float) -> float:
             return float(self._curve(population.scaled(e0 / top)).delta(inner))
