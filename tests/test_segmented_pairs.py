@@ -5,14 +5,13 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 
+import mpmath as mp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import gammaln
-from scipy.stats import binom
 
-from shufflelib.bounds.clone_pair import clone_pair_delta
 from shufflelib.bounds.exact import concentrated_delta
 from shufflelib.segmented.clone_pairs import (
     ClonePair,
@@ -236,13 +235,43 @@ def test_bad_input(call, match):
         call()
 
 
-def test_without_a_third_outcome_the_pair_is_the_core_clone_pair():
-    """``w_rest = 0``: the variation-ratio pair is the clone pair of :mod:`shufflelib.bounds.clone_pair`
-    with local log-odds ``log(w_near / w_far)`` (computed there by a different method)."""
-    eps = np.array([0.0, 0.1, 0.5, 1.0])
-    for trials, rate, w_near in ((10, 0.25, 0.8), (1000, 0.05, 0.7), (0, 0.1, 0.9)):
-        pair = ClonePair(trials, rate, w_near, 1.0 - w_near, 0.0).delta(eps, resolution=None)
-        counts = np.arange(trials + 1.0)
-        core = clone_pair_delta(eps, math.log(w_near / (1.0 - w_near)), counts, binom.pmf(counts, trials, 2 * rate))
-        big = core > 1e-20
-        assert np.allclose(pair[big], core[big], rtol=1e-6)
+def mp_brute_pair(pair: ClonePair, eps: float) -> mp.mpf:
+    """H(P||Q) of the two-dimensional pmfs in 40-digit arithmetic (tails included)."""
+    n, r, e = pair.trials, mp.mpf(pair.rate), mp.e ** mp.mpf(eps)
+    w_near, w_far, w_rest = (mp.mpf(w) for w in (pair.w_near, pair.w_far, pair.w_rest))
+
+    def f(x: int, y: int) -> mp.mpf:
+        if x < 0 or y < 0 or x + y > n:
+            return mp.mpf(0)
+        return (
+            mp.factorial(n)
+            / (mp.factorial(x) * mp.factorial(y) * mp.factorial(n - x - y))
+            * r ** (x + y)
+            * (1 - 2 * r) ** (n - x - y)
+        )
+
+    total = mp.mpf(0)
+    for x in range(n + 2):
+        for y in range(n + 2 - x):
+            p = w_near * f(x - 1, y) + w_far * f(x, y - 1) + w_rest * f(x, y)
+            q = w_far * f(x - 1, y) + w_near * f(x, y - 1) + w_rest * f(x, y)
+            total += max(p - e * q, 0)
+    return total
+
+
+@pytest.mark.parametrize(
+    ("trials", "rate", "w_near", "w_far"), [(30, 0.1, 0.5, 0.1), (40, 0.2, 0.3, 0.0), (25, 0.05, 0.7, 0.2)]
+)
+def test_exact_pair_tails_match_a_40_digit_brute_force(trials, rate, w_near, w_far):
+    """The pair (a mixture of the core's clone pairs, one log-odds per total) is an upper bound within
+    the core's rounding budget, down to the deepest tails."""
+    mp.mp.dps = 40
+    pair = ClonePair(trials, rate, w_near, w_far, 1.0 - w_near - w_far)
+    eps = np.array([0.0, 0.3, 1.0, 2.0, 3.0])
+    ours = pair.delta(eps, None)
+    for e, value in zip(eps, ours, strict=True):
+        brute = float(mp_brute_pair(pair, float(e)))
+        if brute == 0.0:
+            assert value <= 1e-300
+            continue
+        assert brute <= value <= brute * (1 + 1e-8)

@@ -2,9 +2,10 @@ r"""The clone pair: a clone-count law, the pair it defines, and the pair's priva
 
 Every clone-type bound of the library is a thin factory over this module
 (:mod:`~shufflelib.bounds.clones`, :mod:`~shufflelib.bounds.stronger_clones`,
-:mod:`~shufflelib.population.tight`, :mod:`~shufflelib.personalized.sound` and
-:mod:`~shufflelib.personalized.theorems`): it chooses a clone-count law and the local
-log-odds of the victim, and this module computes the hockey-stick divergence.
+:mod:`~shufflelib.population.tight`, :mod:`~shufflelib.personalized.sound`,
+:mod:`~shufflelib.personalized.theorems` and :mod:`~shufflelib.segmented.clone_pairs`): it
+chooses a clone-count law and the local log-odds of the victim, and this module computes the
+hockey-stick divergence.
 
 The pair. User 1's report is a clone of the *other* input with probability
 ``w = 1/(1 + e^L)`` (``L`` the local log-odds; ``L = eps0`` for an ``eps0``-LDP randomizer
@@ -31,7 +32,12 @@ count 0):
 * one binomial ``Bin(trials, p)``: :func:`binomial_blocks`;
 * a sum of binomials (users at several privacy levels): :class:`BinomialSum`;
 * a mixture over a random population (with dummies):
-  :class:`shufflelib.population.clone_count.CloneCount`.
+  :class:`shufflelib.population.clone_count.CloneCount`;
+* a mixture of clone pairs, one log-odds per block (``local`` an array): the pairs of the
+  segmented protocol, whose victim may clone neither input, are such a mixture given the
+  total count (:mod:`shufflelib.segmented.clone_pairs`). ``h`` is non-decreasing in ``L`` (a
+  smaller ``L`` is a post-processing: mixing the victim's report with a fair coin), so a block
+  may carry its largest ``L``.
 
 Numerical tolerance. Binomial pmf/cdf/sf are budgeted a relative error :data:`BINOM_RTOL`
 (measured ``<= 3e-11`` against 30-digit mpmath for ``n`` up to ``1e9``), propagated through
@@ -70,6 +76,7 @@ __all__ = [
     "binomial_range",
     "binomial_blocks",
     "BinomialSum",
+    "clone_pair_terms",
     "clone_pair_delta",
     "local_log_odds",
 ]
@@ -477,7 +484,70 @@ def local_log_odds(w: float) -> float:
     return math.inf if w == 0.0 else math.log1p(-w) - math.log(w)
 
 
-def clone_pair_delta(eps: object, local: float, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+def clone_pair_terms(eps: np.ndarray, local: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The divergence ``h(m)`` of the clone pair given ``M = m = count + 1``, and a bound on its rounding error.
+
+    ``h`` of the module notes, for every broadcast triple of ε, local log-odds and count of
+    other clones (the building block of :func:`clone_pair_delta`): zero where ``ε >= L`` or
+    ``L = 0``.
+
+    Parameters
+    ----------
+    eps
+        Central ε values (>= 0).
+    local
+        Local log-odds ``L >= 0`` (``math.inf``: the victim never clones the other input).
+    counts
+        Numbers of other clones (integers >= 0).
+
+    Returns
+    -------
+    value, err
+        Arrays of the broadcast shape: ``h`` (>= 0) and a bound on its absolute rounding error
+        (assuming binomial pmf/cdf accurate to :data:`BINOM_RTOL`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v, _ = clone_pair_terms(np.array([0.0]), np.array([np.log(3.0)]), np.array([0.0]))
+    >>> round(float(v[0]), 12)  # the victim alone: randomized response 3/4, total variation 1/2
+    0.5
+    """
+    value, err, log_scale = _pair_terms(eps, local, counts)
+    return _scaled(value, log_scale), _scaled(err, log_scale)
+
+
+def _pair_terms(eps: np.ndarray, local: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``h = E[(mκ − X)^+] · exp(log_scale)``: the shortfall, its error bound and ``log_scale`` (0 where h = 0)."""
+    e, big_l, m = np.broadcast_arrays(
+        np.asarray(eps, dtype=float), np.asarray(local, dtype=float), np.asarray(counts, dtype=float) + 1.0
+    )
+    value, err, log_scale = np.zeros(e.shape), np.zeros(e.shape), np.zeros(e.shape)
+    live = (e < big_l) & (big_l > 0.0)
+    if not live.any():
+        return value, err, log_scale
+    e, big_l, m = e[live], big_l[live], m[live]
+    log_kappa, log_tanh = -np.logaddexp(0.0, e), np.zeros(e.shape)
+    finite = np.isfinite(big_l)
+    if finite.any():  # kappa = sinh((L - eps)/2) / (2 sinh(L/2) cosh(eps/2)), exact even when eps -> L
+        ef, lf = e[finite], big_l[finite]
+        log_kappa[finite] = _log_sinh((lf - ef) / 2.0) - _log_sinh(lf / 2.0) - _log_cosh(ef / 2.0) - _LOG2
+        distinct, where = np.unique(lf, return_inverse=True)  # math.tanh: as accurate as libm's
+        log_tanh[finite] = np.array([math.log(math.tanh(x / 2.0)) for x in distinct])[where.ravel()]
+    value[live], err[live] = binomial_shortfall(m, 0.5, m * np.exp(log_kappa))
+    log_scale[live] = _LOG2 + log_tanh + np.logaddexp(0.0, e) - np.log(m)
+    return value, err, log_scale
+
+
+def _scaled(value: np.ndarray, log_scale: np.ndarray) -> np.ndarray:
+    """``value · exp(log_scale)`` without overflow (``value >= 0``)."""
+    out = np.zeros(value.shape)
+    pos = value > 0
+    out[pos] = np.exp(np.log(value[pos]) + log_scale[pos])
+    return out
+
+
+def clone_pair_delta(eps: object, local: float | np.ndarray, counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """δ(ε) of the clone pair with local log-odds ``local`` and clone-count blocks ``(counts, weights)``.
 
     Parameters
@@ -486,7 +556,8 @@ def clone_pair_delta(eps: object, local: float, counts: np.ndarray, weights: np.
         Central ε values (>= 0), any shape.
     local
         The victim's log-odds ``L > 0`` (``eps0`` for an ``eps0``-LDP randomizer; ``math.inf``
-        when the victim never clones the other input).
+        when the victim never clones the other input); or one ``L >= 0`` per block, for a
+        mixture of clone pairs (see the module notes).
     counts, weights
         The clone-count law as blocks: left ends (integers >= 0) and weights (see the module
         notes); e.g. :func:`binomial_blocks` or :meth:`BinomialSum.blocks`.
@@ -494,8 +565,8 @@ def clone_pair_delta(eps: object, local: float, counts: np.ndarray, weights: np.
     Returns
     -------
     numpy.ndarray
-        δ(ε), an upper bound on the pair's exact divergence, in ``[1e-300, 1]`` for ``ε < L``
-        and 0 for ``ε >= L``; same shape as ``eps``.
+        δ(ε), an upper bound on the pair's exact divergence, in ``[1e-300, 1]`` for ``ε`` below
+        the largest ``L`` and 0 above it; same shape as ``eps``.
 
     Examples
     --------
@@ -507,18 +578,13 @@ def clone_pair_delta(eps: object, local: float, counts: np.ndarray, weights: np.
     eps = np.asarray(eps, dtype=float)
     shape = eps.shape
     flat = np.atleast_1d(eps).ravel()
+    counts = np.asarray(counts, dtype=float)
+    local = np.broadcast_to(np.asarray(local, dtype=float), counts.shape)
     out = np.zeros(flat.shape)
-    live = flat < local
+    live = flat < (local.max() if local.size else 0.0)
     if live.any():
         e = flat[live][:, None]
-        m = np.asarray(counts, dtype=float)[None, :] + 1.0
-        if math.isinf(local):
-            log_kappa, log_tanh = -np.logaddexp(0.0, e), 0.0
-        else:  # kappa = sinh((L - eps)/2) / (2 sinh(L/2) cosh(eps/2)), exact even when eps -> L
-            log_kappa = _log_sinh((local - e) / 2.0) - _log_sinh(local / 2.0) - _log_cosh(e / 2.0) - _LOG2
-            log_tanh = math.log(math.tanh(local / 2.0))
-        value, err = binomial_shortfall(m, 0.5, m * np.exp(log_kappa))
-        log_scale = _LOG2 + log_tanh + np.logaddexp(0.0, e) - np.log(m)
+        value, err, log_scale = _pair_terms(e, local[None, :], counts[None, :])
         total = _scaled_sum(value + err, log_scale, np.asarray(weights, dtype=float)) * (1.0 + BINOM_RTOL)
         out[live] = np.clip(total, DELTA_FLOOR, 1.0)
     return out.reshape(shape)

@@ -13,23 +13,21 @@ with :math:`C \sim \mathrm{Bin}(\text{trials}, 2r)` "clones" among the other mes
 ``w_near``, ``w_far``, ``w_rest`` (``w_near >= w_far``). :class:`ClonePair` holds these five
 numbers.
 
-Relation to the clone pair of :mod:`shufflelib.bounds.clone_pair`. With ``w_rest = 0`` this is
-that pair (local log-odds ``log(w_near / w_far)``); the third outcome (the victim's message is
-a clone of neither input, so the total count itself moves) is what this module adds, and why
-it conditions on the total instead of on the number of clones. It shares the core's binomial
-error budget :data:`~shufflelib.bounds.clone_pair.BINOM_RTOL`.
-
-How it is computed. Condition on the total ``S = A + Δ1 + C − A + Δ2`` of the two coordinates.
-``S`` has the same law ``π(σ) = w_rest b(σ) + (w_near + w_far) b(σ − 1)`` under ``P`` and ``Q``
-(``b`` the pmf of ``C``), so ``H_{e^ε}(P‖Q) = Σ_σ π(σ) h_σ``, where ``h_σ`` is the divergence of
-the conditional pair. Given ``S = σ`` the victim is a clone with probability
+On the clone-pair core. With ``w_rest = 0`` this is the clone pair of
+:mod:`shufflelib.bounds.clone_pair` (local log-odds ``log(w_near / w_far)``). The third outcome
+(the victim's message is a clone of neither input, so the total count itself moves) makes it a
+*mixture* of such pairs: condition on the total ``S = A + Δ1 + C − A + Δ2`` of the two
+coordinates. ``S`` has the same law ``π(σ) = w_rest b(σ) + (w_near + w_far) b(σ − 1)`` under
+``P`` and ``Q`` (``b`` the pmf of ``C``), so ``H_{e^ε}(P‖Q) = Σ_σ π(σ) h_σ``, where ``h_σ`` is
+the divergence of the conditional pair. Given ``S = σ`` the victim is a clone with probability
 ``λ_σ = (w_near + w_far) b(σ − 1) / π(σ)``, and otherwise its unit of the total is a fair coin
-between the two coordinates. Hence the first coordinate is
-``U = V + Bin(σ − 1, 1/2)`` with ``V ~ Bern(α)`` under ``P`` and ``V ~ Bern(1 − α)`` under ``Q``,
-``α = 1/2 + λ_σ (w_near − w_far) / (2 (w_near + w_far))``: a *coin pair*
-(:func:`coin_pair_delta`), whose divergence is a closed form in one binomial tail and one
-binomial pmf. The cost is one tail per value of ``σ`` (or per block of them, see below),
-instead of a sum over a two-dimensional grid.
+between the two coordinates. Hence the first coordinate is ``U = V + Bin(σ − 1, 1/2)`` with
+``V ~ Bern(α)`` under ``P`` and ``V ~ Bern(1 − α)`` under ``Q``,
+``α = 1/2 + λ_σ (w_near − w_far) / (2 (w_near + w_far))``: the core's clone pair with
+``σ − 1`` other clones and local log-odds ``log(α / (1 − α))``. This module computes the law
+of ``(σ, α)`` in blocks (:func:`pair_blocks`); the core
+(:func:`~shufflelib.bounds.clone_pair.clone_pair_delta`, one log-odds per block) sums the
+divergence.
 
 Blocks (rounded up). ``h_σ`` increases with ``α`` (the two conditional laws share the
 component ``Bin(σ, 1/2)``, joint convexity) and decreases with ``σ`` (one more fair coin is a
@@ -40,11 +38,9 @@ block masses come from binomial distribution functions. ``resolution=None`` sums
 (exact).
 
 Numerical tolerance. The clone count is summed over ``mean ± 9.5 sd`` (plus a skew margin); the
-exact binomial mass outside that range is added to δ. Each coin-pair value is ``(1 − e^ε) T +
-(e^ε α − (1 − α)) B`` with ``T`` a binomial tail and ``B`` a pmf (scipy/Boost, relative
-accuracy budgeted at :data:`~shufflelib.bounds.clone_pair.BINOM_RTOL`); a rounding budget of
-``BINOM_RTOL`` times the absolute values of both terms, summed, is added to δ, so the returned
-δ is an upper bound on the exact one.
+exact binomial mass outside that range is added to δ. The core adds its rounding budget
+(:data:`~shufflelib.bounds.clone_pair.BINOM_RTOL` on every binomial term) and reports δ in
+``[1e-300, 1]`` below the largest log-odds, so the returned δ is an upper bound on the exact one.
 """
 
 from __future__ import annotations
@@ -56,7 +52,7 @@ import numpy as np
 from scipy.stats import binom
 
 from .._validation import check_array, check_in_range, check_int, check_positive
-from ..bounds.clone_pair import BINOM_RTOL
+from ..bounds.clone_pair import clone_pair_delta, clone_pair_terms
 from ..curves import PrivacyCurve
 
 __all__ = [
@@ -82,10 +78,8 @@ _OUTER = np.array([5.0, 6.5, 8.0])
 def coin_pair_delta(coins: np.ndarray, alpha: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     r"""Divergence of the coin pair ``V + Bin(coins, 1/2)``, ``V ~ Bern(α)`` against ``Bern(1 − α)``.
 
-    With ``B`` the pmf and ``T(k) = Pr[Bin(coins, 1/2) >= k]``, the likelihood ratio of
-    ``P(u) = α B(u − 1) + (1 − α) B(u)`` to ``Q(u) = (1 − α) B(u − 1) + α B(u)`` increases in
-    ``u``; with ``k`` the first ``u`` where it reaches ``e^ε``,
-    ``H_{e^ε}(P‖Q) = (1 − e^ε) T(k − 1) + (e^ε α − 1 + α) B(k − 1)``.
+    The core's clone pair with ``coins`` other clones and local log-odds
+    ``log(α / (1 − α))`` (:func:`~shufflelib.bounds.clone_pair.clone_pair_terms`).
 
     Parameters
     ----------
@@ -105,28 +99,17 @@ def coin_pair_delta(coins: np.ndarray, alpha: np.ndarray, eps: np.ndarray) -> tu
     --------
     >>> import numpy as np
     >>> v, _ = coin_pair_delta(np.array([0]), np.array([0.75]), np.array([0.0]))
-    >>> float(v[0])  # no coins: randomized response with probability 3/4, total variation 1/2
+    >>> round(float(v[0]), 12)  # no coins: randomized response with probability 3/4, total variation 1/2
     0.5
     """
-    coins, alpha, eps = np.broadcast_arrays(
-        np.asarray(coins, dtype=float), np.asarray(alpha, dtype=float), np.asarray(eps, dtype=float)
-    )
-    value = np.zeros(coins.shape)
-    err = np.zeros(coins.shape)
-    live = (alpha > 0.5) & (coins >= 0)
-    if not live.any():
-        return value, err
-    c, a, e = coins[live], alpha[live], np.exp(eps[live])
-    a0 = 1.0 - a
-    # First u with likelihood ratio >= e^eps: u (a - a0)(1 + e) >= (c + 1)(e a - a0).
-    k = np.ceil((c + 1.0) * (e * a - a0) / ((a - a0) * (1.0 + e)))
-    tail = np.where(k - 1.0 <= 0.0, 1.0, binom.sf(k - 2.0, c, 0.5))
-    mass = binom.pmf(k - 1.0, c, 0.5)
-    first = (1.0 - e) * tail
-    second = (e * a - a0) * mass
-    value[live] = np.maximum(first + second, 0.0)
-    err[live] = BINOM_RTOL * (np.abs(first) + np.abs(second))
-    return value, err
+    return clone_pair_terms(eps, _log_odds(alpha), coins)
+
+
+def _log_odds(alpha: np.ndarray) -> np.ndarray:
+    """``log(α / (1 − α))`` for ``α`` in ``[1/2, 1]`` (``inf`` at 1), from ``x = 2α − 1`` (exact in floats)."""
+    x = 2.0 * np.asarray(alpha, dtype=float) - 1.0
+    with np.errstate(divide="ignore"):
+        return np.log1p(x) - np.log1p(-x)
 
 
 def block_starts(lo: int, hi: int, mean: float, sd: float, resolution: float | None) -> np.ndarray:
@@ -326,9 +309,8 @@ def mixture_delta(
     0.5
     """
     live = weight > 0
-    c, a, w = coins[live], alpha[live], (weight * mix[:, None])[live]
-    value, err = coin_pair_delta(c[None, :], a[None, :], np.asarray(eps, dtype=float)[:, None])
-    return ((value + err) * w).sum(axis=1) + float((mix * outside).sum())
+    total = clone_pair_delta(eps, _log_odds(alpha[live]), coins[live], (weight * mix[:, None])[live])
+    return total + float((mix * outside).sum())
 
 
 def _mass(starts: np.ndarray, ends: np.ndarray, lo, hi, trials, p: float) -> np.ndarray:
