@@ -20,6 +20,7 @@ from .randomizers import (
     KRandomizedResponse,
     LocalPrivacyDescription,
     LocalRandomizer,
+    RandomizerFamily,
 )
 from .shuffler import histogram, shuffle
 from .simulation import simulate_binary_rr_counts, simulate_krr_histograms, simulate_messages
@@ -34,6 +35,7 @@ __all__ = [
     "KRandomizedResponse",
     "LocalPrivacyDescription",
     "LocalRandomizer",
+    "RandomizerFamily",
     "count_variance",
     "estimate_count",
     "estimate_frequencies",

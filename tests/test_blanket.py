@@ -37,6 +37,8 @@ from shufflelib._roots import RTOL as ROOT_RTOL
 from shufflelib.bounds.base import DELTA_FLOOR, NotApplicableError
 from shufflelib.bounds.blanket import BlanketBennett, BlanketHoeffding, _generic, _krr, _laplace
 from shufflelib.bounds.exact import TwoPairKRRLowerBound
+from shufflelib.bounds.variation_ratio import variation_ratio_parameters
+from shufflelib.randomizers import RandomizerFamily
 
 SUM_ATOL = 1e-12
 FLOAT_RTOL = 1e-12
@@ -484,6 +486,19 @@ def test_bounds_improve_with_n_at_the_extremes():
     for bound in ALL_BOUNDS:
         assert bound.epsilon(10**9, 1.0, 1e-15) < bound.epsilon(10**4, 1.0, 1e-15) <= 1.0
         assert bound.epsilon(10**9, 1.0, 1e-15) < 0.01
+
+
+# ------------------------------------------------------------------ the randomizer description
+def test_a_bound_holds_its_randomizer_family():
+    """``mechanism`` and ``k`` are views of one description, the family each question reads."""
+    bound = BlanketBennett("krr", k=10)
+    assert bound.randomizer == RandomizerFamily("krr", k=10)
+    assert (bound.mechanism, bound.k) == ("krr", 10) and repr(bound) == "BlanketBennett(mechanism='krr', k=10)"
+    assert BlanketHoeffding().randomizer == RandomizerFamily("generic")
+    for mechanism, k in [("generic", None), ("laplace", None), ("krr", 4)]:
+        for eps0 in (0.1, 1.0, 6.0):
+            _, beta, _ = variation_ratio_parameters(mechanism, eps0, k)
+            assert beta == RandomizerFamily(mechanism, k=k).at(eps0).total_variation
 
 
 # ------------------------------------------------------------------ bad input

@@ -22,6 +22,7 @@ from shufflelib.randomizers import (
     KRandomizedResponse,
     LocalPrivacyDescription,
     LocalRandomizer,
+    RandomizerFamily,
 )
 
 ALPHA = 1e-3
@@ -263,3 +264,86 @@ def test_likelihood_broadcasts():
     assert rr.likelihood(np.arange(3)[:, None], np.arange(3)[None, :]).shape == (3, 3)
     assert rr.likelihood(1, 1).shape == ()
     assert BoundedLaplace(1.0).likelihood(np.zeros((2, 4)), 0.5).shape == (2, 4)
+
+
+# ---------------------------------------------------------------- families and total variation
+def test_family_at_gives_the_randomizer_of_each_kind():
+    generic = RandomizerFamily("generic").at(0.7)
+    assert isinstance(generic, GenericLDP) and generic.eps0 == 0.7
+    krr = RandomizerFamily("krr", k=5).at(1.5)
+    assert isinstance(krr, KRandomizedResponse) and (krr.k, krr.eps0) == (5, 1.5)
+    assert type(RandomizerFamily("rr").at(1.0)) is BinaryRandomizedResponse
+    lap = RandomizerFamily("laplace").at(2.0)
+    assert isinstance(lap, BoundedLaplace) and (lap.low, lap.high) == (0.0, 1.0)
+    # The per-user law of "rr" and "laplace" at eps is the law of the randomizer at eps0 = eps.
+    ys = np.array([0.0, 1.0, 0.3, -2.0])
+    assert RandomizerFamily("rr").scale(1.0) == pytest.approx(
+        BinaryRandomizedResponse(1.0).other_probability, rel=1e-15
+    )
+    np.testing.assert_allclose(
+        RandomizerFamily("laplace").logpdf(ys, 0.0, RandomizerFamily("laplace").scale(2.0)),
+        lap.log_likelihood(ys, 0.0),
+        rtol=1e-15,
+    )
+    with pytest.raises(ValueError, match="not eps0-LDP"):
+        RandomizerFamily("gaussian").at(1.0)
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: RandomizerFamily("ldp"), "kind must be one of generic, krr, rr, laplace, gaussian"),
+        (lambda: RandomizerFamily("krr"), "k must be given"),
+        (lambda: RandomizerFamily("krr", k=1), "k must be an integer >= 2"),
+        (lambda: RandomizerFamily("laplace", k=3), "k is only used"),
+        (lambda: RandomizerFamily("rr", "paper"), "calibration is only used"),
+        (lambda: RandomizerFamily("gaussian", "exact"), "calibration must be one of"),
+        (lambda: RandomizerFamily("krr", k=3).scale(1.0), "per-user kinds rr, laplace, gaussian"),
+        (lambda: RandomizerFamily("generic").sample(np.zeros(2), np.ones(2), np.random.default_rng(0)), "per-user"),
+        (lambda: RandomizerFamily("rr").cdf(np.zeros(1), 0.0, 0.1), "continuous kinds"),
+    ],
+)
+def test_family_bad_input(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_family_labels_and_delta_needs():
+    assert [
+        RandomizerFamily(*a, **kw).label for a, kw in [(("rr",), {}), (("gaussian",), {}), (("krr",), {"k": 7})]
+    ] == [
+        "rr",
+        "gaussian (classical)",
+        "krr (k=7)",
+    ]
+    assert RandomizerFamily("gaussian").needs_delta and not RandomizerFamily("gaussian", "paper").needs_delta
+
+
+@pytest.mark.parametrize("eps0", EPS0S)
+def test_total_variation_from_the_likelihoods(eps0):
+    """β = the largest total variation between two inputs: from the k-RR table, by integration
+    for Laplace (end points); ``1 − gamma`` for both; ``tanh(eps0/2)`` bounds every one."""
+    for k in (2, 3, 10):
+        rr = KRandomizedResponse(k, eps0)
+        table = likelihood_table(rr)
+        tv = 0.5 * np.abs(table[:, 0] - table[:, 1]).sum()
+        assert rr.total_variation == pytest.approx(tv, rel=1e-12, abs=1e-300)
+        assert rr.total_variation == pytest.approx(1.0 - rr.blanket_weight, rel=1e-12)
+        assert rr.total_variation <= GenericLDP(eps0).total_variation * (1 + 1e-15)
+    lap = BoundedLaplace(eps0, -1.0, 2.0)
+    b = lap.scale
+
+    def gap(y: float) -> float:
+        return 0.5 * abs(float(lap.likelihood(y, -1.0)) - float(lap.likelihood(y, 2.0)))
+
+    pieces = [(-np.inf, -1.0), (-1.0, 0.5), (0.5, 2.0), (2.0, np.inf)]
+    tv = sum(integrate.quad(gap, a, c, epsabs=1e-14, epsrel=1e-11, limit=200)[0] for a, c in pieces)
+    assert lap.total_variation == pytest.approx(tv, rel=1e-8, abs=1e-14 * (1 + b))
+    assert lap.total_variation <= GenericLDP(eps0).total_variation
+    # The generic value is attained by binary randomized response.
+    assert GenericLDP(eps0).total_variation == pytest.approx(BinaryRandomizedResponse(eps0).total_variation, rel=1e-12)
+
+
+def test_total_variation_is_finite_for_huge_eps0():
+    assert KRandomizedResponse(5, 800.0).total_variation == 1.0
+    assert GenericLDP(800.0).total_variation == 1.0

@@ -46,6 +46,7 @@ from .._validation import (
     check_probability,
 )
 from ..curves import invert_profile
+from ..randomizers import RandomizerFamily
 
 __all__ = [
     "AmplificationBound",
@@ -89,7 +90,8 @@ class AmplificationBound(ABC):
         The local randomizer family: ``"generic"`` (any ``eps0``-LDP randomizer),
         ``"laplace"`` (Laplace mechanism on a bounded domain) or ``"krr"``
         (k-ary randomized response). Only families listed in
-        :attr:`mechanisms` are accepted.
+        :attr:`mechanisms` are accepted. The bound holds it as :attr:`randomizer`, a
+        :class:`~shufflelib.randomizers.RandomizerFamily`; ``mechanism`` and ``k`` are views of it.
     k
         Domain size for ``mechanism="krr"`` (an integer >= 2).
 
@@ -126,14 +128,20 @@ class AmplificationBound(ABC):
             raise ValueError(
                 f"mechanism must be one of {', '.join(self.mechanisms)} for the {self.name} bound, got {mechanism!r}"
             )
-        if mechanism == "krr":
-            if k is None:
-                raise ValueError("k must be given (an integer >= 2) when mechanism='krr'")
+        if mechanism == "krr" and k is not None:
             k = check_int("k", k, minimum=2, maximum=N_MAX)
-        elif k is not None:
-            raise ValueError(f"k is only used with mechanism='krr', got k={k!r} for {mechanism!r}")
-        self.mechanism = mechanism
-        self.k = k
+        #: The randomizer family the bound is stated for (each question reads ``randomizer.at(eps0)``).
+        self.randomizer = RandomizerFamily(mechanism, k=k)
+
+    @property
+    def mechanism(self) -> str:
+        """The family's name: ``"generic"``, ``"laplace"`` or ``"krr"`` (``randomizer.kind``)."""
+        return self.randomizer.kind
+
+    @property
+    def k(self) -> int | None:
+        """Domain size for ``mechanism="krr"``, else ``None`` (``randomizer.k``)."""
+        return self.randomizer.k
 
     def __repr__(self) -> str:
         extra = f", k={self.k}" if self.k is not None else ""

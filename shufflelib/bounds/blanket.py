@@ -83,7 +83,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ..randomizers import BoundedLaplace, GenericLDP, KRandomizedResponse
+from ..randomizers import BoundedLaplace, GenericLDP, KRandomizedResponse, RandomizerFamily
 from .base import DELTA_FLOOR, AmplificationBound
 
 __all__ = ["BlanketBennett", "BlanketHoeffding"]
@@ -228,12 +228,13 @@ def _krr(eps0: float, eps: np.ndarray, k: int) -> _Blanket:
     )
 
 
-def _blanket(mechanism: str, eps0: float, eps: np.ndarray, k: int | None) -> _Blanket:
-    if mechanism == "generic":
+def _blanket(family: RandomizerFamily, eps0: float, eps: np.ndarray) -> _Blanket:
+    """The blanket quantities of the family's randomizer at ``eps0`` (its ``log_blanket_weight``)."""
+    if family.kind == "generic":
         return _generic(eps0, eps)
-    if mechanism == "laplace":
+    if family.kind == "laplace":
         return _laplace(eps0, eps)
-    return _krr(eps0, eps, k)
+    return _krr(eps0, eps, family.k)
 
 
 # --------------------------------------------------------------------------- tails
@@ -257,42 +258,42 @@ def _bennett_tail(blanket: _Blanket, log_a: np.ndarray, eps: np.ndarray) -> tupl
     return blanket.log_upper - _log_log1p_exp(log_beta), c
 
 
-def _log_profile(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
+def _log_profile(tail: Tail, family: RandomizerFamily, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     """Log of the theorem's bound on ``delta`` at each ``eps`` in ``(0, eps0)`` (before capping)."""
-    blanket = _blanket(mechanism, eps0, eps, k)
+    blanket = _blanket(family, eps0, eps)
     log_const, c = tail(blanket, _log_expm1(eps), eps)
     return log_const - blanket.log_gamma - math.log(n) + _log_blanket_expectation(n, blanket, c)
 
 
 @lru_cache(maxsize=4096)
-def _grid_profile(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
+def _grid_profile(tail: Tail, family: RandomizerFamily, n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
     """A grid of ``eps`` in ``(0, eps0)`` and the log-profile on it."""
     grid = eps0 * np.union1d(np.geomspace(1e-8, 1.0 - 1e-9, 160), np.linspace(0.005, 1.0 - 1e-9, 200))
-    return grid, _log_profile(tail, mechanism, k, n, eps0, grid)
+    return grid, _log_profile(tail, family, n, eps0, grid)
 
 
-def _running_minimum(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float, eps: float) -> float:
+def _running_minimum(tail: Tail, family: RandomizerFamily, n: int, eps0: float, eps: float) -> float:
     """``min`` of the log-profile over the grid points ``<= eps`` (``inf`` if none).
 
     A guarantee ``(ε', δ)`` holds at every ``ε >= ε'`` too, so this running minimum is still a
     valid bound; it makes the profile monotone where the theorem's bound dips, rises and falls
     again (k-ary randomized response with a huge ``k`` and few users).
     """
-    grid, values = _grid_profile(tail, mechanism, k, n, eps0)
+    grid, values = _grid_profile(tail, family, n, eps0)
     below = int(np.searchsorted(grid, eps, side="right"))
     return float(values[:below].min()) if below else math.inf
 
 
 @lru_cache(maxsize=4096)
-def _turning_point(tail: Tail, mechanism: str, k: int | None, n: int, eps0: float) -> float:
+def _turning_point(tail: Tail, family: RandomizerFamily, n: int, eps0: float) -> float:
     """The ``eps`` in ``(0, eps0]`` where the bound stops decreasing (``eps0`` if it never does)."""
-    grid, values = _grid_profile(tail, mechanism, k, n, eps0)
+    grid, values = _grid_profile(tail, family, n, eps0)
     i = int(np.argmin(values))
     if i == grid.size - 1:
         return eps0
 
     def f(e: float) -> float:
-        return float(_log_profile(tail, mechanism, k, n, eps0, np.array([e]))[0])
+        return float(_log_profile(tail, family, n, eps0, np.array([e]))[0])
 
     lo, hi = grid[max(i - 1, 0)], grid[i + 1]
     res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10 * eps0})
@@ -316,9 +317,9 @@ class _PrivacyBlanketBound(AmplificationBound):
         if eps <= 0.0:
             return 1.0
         tail = type(self)._tail
-        eps = min(eps, _turning_point(tail, self.mechanism, self.k, n, eps0))
-        log_delta = float(_log_profile(tail, self.mechanism, self.k, n, eps0, np.array([eps]))[0])
-        log_delta = min(log_delta, _running_minimum(tail, self.mechanism, self.k, n, eps0, eps))
+        eps = min(eps, _turning_point(tail, self.randomizer, n, eps0))
+        log_delta = float(_log_profile(tail, self.randomizer, n, eps0, np.array([eps]))[0])
+        log_delta = min(log_delta, _running_minimum(tail, self.randomizer, n, eps0, eps))
         log_delta += _LOG_MARGIN
         if log_delta >= 0.0:
             return 1.0

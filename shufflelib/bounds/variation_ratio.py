@@ -36,9 +36,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import check_int, check_positive, check_probability
+from ..randomizers import RandomizerFamily
 from ..segmented.clone_pairs import RESOLUTION, ClonePair
 from ..segmented.variation_ratio import variation_ratio_pair
-from .base import AmplificationBound
+from .base import MECHANISMS, AmplificationBound
 from .clones import _eps0_reason
 from .exact import TwoPairKRRLowerBound
 from .krr_worst_case import worst_case_delta, worst_case_epsilon, worst_case_work
@@ -59,6 +60,9 @@ _VERDICT_SECONDS = 2.0
 def variation_ratio_parameters(mechanism: str, eps0: float, k: int | None = None) -> tuple[float, float, float]:
     """``(p, β, q)`` of the paper's table for ``"generic"``, ``"laplace"`` or ``"krr"``.
 
+    ``p = q = e^{eps0}`` and ``β`` the randomizer's
+    :attr:`~shufflelib.randomizers.LocalPrivacyDescription.total_variation`.
+
     Examples
     --------
     >>> p, beta, q = variation_ratio_parameters("krr", math.log(3.0), k=3)
@@ -66,16 +70,10 @@ def variation_ratio_parameters(mechanism: str, eps0: float, k: int | None = None
     (3.0, 0.4, 3.0)
     """
     eps0 = check_positive("eps0", eps0)
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    beta = RandomizerFamily(mechanism, k=k).at(eps0).total_variation
     p = q = math.exp(eps0)
-    if mechanism == "generic":
-        beta = math.tanh(eps0 / 2.0)  # (e^eps0 - 1)/(e^eps0 + 1)
-    elif mechanism == "laplace":
-        beta = -math.expm1(-eps0 / 2.0)
-    elif mechanism == "krr":
-        k = check_int("k", k, minimum=2)
-        beta = math.expm1(eps0) / (p + k - 1)
-    else:
-        raise ValueError(f"mechanism must be one of generic, laplace, krr, got {mechanism!r}")
     return p, min(beta, (p - 1.0) / (p + 1.0)), q  # the largest β the theorem allows, in floats
 
 
