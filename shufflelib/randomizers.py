@@ -35,7 +35,7 @@ two inputs; :class:`LocalRandomizer` adds the output law and sampling) belongs t
 each question reads) and what a personalized population draws per user (each user's noise
 scale, density, distribution function and sampler on ``[0, 1]``, vectorized over users;
 :class:`~shufflelib.personalized.mechanisms.LocalMechanism` is this class under the
-personalized chapter's name). The Gaussian mechanism of that chapter is a family too (its
+personalized chapter's name, restricted to those kinds). The Gaussian mechanism of that chapter is a family too (its
 noise ``σ`` comes from a local ``(ε, δ)`` through a calibration, :func:`gaussian_sigma`),
 but not an ``eps0``-LDP randomizer, so it has no :meth:`RandomizerFamily.at`.
 

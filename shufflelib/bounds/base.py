@@ -135,12 +135,12 @@ class AmplificationBound(ABC):
 
     @property
     def mechanism(self) -> str:
-        """The family's name: ``"generic"``, ``"laplace"`` or ``"krr"`` (``randomizer.kind``)."""
+        """Name of the randomizer family (``randomizer.kind``), e.g. ``"krr"``."""
         return self.randomizer.kind
 
     @property
     def k(self) -> int | None:
-        """Domain size for ``mechanism="krr"``, else ``None`` (``randomizer.k``)."""
+        """Domain size of k-ary randomized response (``randomizer.k``; ``None`` for other families)."""
         return self.randomizer.k
 
     def __repr__(self) -> str:

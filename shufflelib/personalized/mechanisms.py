@@ -15,15 +15,15 @@ user 1's two neighbouring values are the end points ``x^0 = 0`` and
   (ε, δ)-DP for small δ).
 
 The description lives in :mod:`shufflelib.randomizers`, with every other local randomizer:
-``LocalMechanism`` is the name this chapter gives to
-:class:`~shufflelib.randomizers.RandomizerFamily` (an alias, the same class), and ``KINDS``
-are the families with a per-user law on ``[0, 1]``. ``CALIBRATIONS``, ``gaussian_delta`` and
-``gaussian_sigma`` are importable from here too (the names of :mod:`shufflelib.randomizers`).
+:class:`LocalMechanism` is :class:`~shufflelib.randomizers.RandomizerFamily` under this
+chapter's name, restricted to the :data:`KINDS` with a per-user law on ``[0, 1]`` (a thin
+subclass: no method of its own). ``CALIBRATIONS``, ``gaussian_delta`` and ``gaussian_sigma``
+are importable from here too (the names of :mod:`shufflelib.randomizers`).
 
 Examples
 --------
 >>> from shufflelib.randomizers import RandomizerFamily
->>> LocalMechanism is RandomizerFamily, KINDS
+>>> isinstance(LocalMechanism("laplace"), RandomizerFamily), KINDS
 (True, ('rr', 'laplace', 'gaussian'))
 >>> float(LocalMechanism("gaussian", "paper").scale(2.0, 1e-10))
 1.0
@@ -41,7 +41,32 @@ __all__ = ["KINDS", "LocalMechanism"]
 
 #: The randomizer families of the chapter (a per-user law on ``[0, 1]``).
 KINDS = UNIT_KINDS
-#: A randomizer family whose parameters are chosen per user from (ε_i, δ_i): an alias of
-#: :class:`~shufflelib.randomizers.RandomizerFamily` (``LocalMechanism("laplace")``,
-#: ``LocalMechanism("gaussian", "paper")``).
-LocalMechanism = RandomizerFamily
+
+
+class LocalMechanism(RandomizerFamily):
+    """A randomizer family whose parameters are chosen per user from (ε_i, δ_i).
+
+    :class:`~shufflelib.randomizers.RandomizerFamily` of one of the :data:`KINDS`.
+
+    Parameters
+    ----------
+    kind
+        ``"rr"``, ``"laplace"`` or ``"gaussian"``.
+    calibration
+        Gaussian calibration (``"classical"``, ``"analytic"``, ``"paper"``);
+        must be ``None`` for the other kinds. Default for Gaussian: ``"classical"``.
+
+    Examples
+    --------
+    >>> lap = LocalMechanism("laplace")
+    >>> float(lap.scale(2.0))
+    0.5
+    >>> g = LocalMechanism("gaussian", "paper")
+    >>> float(g.scale(2.0, 1e-10))
+    1.0
+    """
+
+    def __init__(self, kind: str, calibration: str | None = None) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        super().__init__(kind, calibration)
