@@ -104,6 +104,8 @@ MAX_BLOCKS = 4096
 #: beyond it the binomials are rounded down to a coarser grid (see :meth:`BinomialSum.from_binomials`).
 DIRECT_WORK = 50_000_000
 _LOG2 = math.log(2.0)
+#: Up to this many distinct local log-odds, ``log tanh(L/2)`` is evaluated one by one with libm.
+_FEW_LOG_ODDS = 64
 
 
 def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -513,30 +515,45 @@ def clone_pair_terms(eps: np.ndarray, local: np.ndarray, counts: np.ndarray) -> 
     >>> round(float(v[0]), 12)  # the victim alone: randomized response 3/4, total variation 1/2
     0.5
     """
-    value, err, log_scale = _pair_terms(eps, local, counts)
-    return _scaled(value, log_scale), _scaled(err, log_scale)
-
-
-def _pair_terms(eps: np.ndarray, local: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``h = E[(mκ − X)^+] · exp(log_scale)``: the shortfall, its error bound and ``log_scale`` (0 where h = 0)."""
     e, big_l, m = np.broadcast_arrays(
         np.asarray(eps, dtype=float), np.asarray(local, dtype=float), np.asarray(counts, dtype=float) + 1.0
     )
-    value, err, log_scale = np.zeros(e.shape), np.zeros(e.shape), np.zeros(e.shape)
+    value, err, log_scale = _shortfall_terms(e, m, *_kappa_terms(e, big_l))
+    return _scaled(value, log_scale), _scaled(err, log_scale)
+
+
+def _kappa_terms(eps: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``log κ`` and ``log tanh(L/2)`` of each broadcast pair ``(ε, L)``; ``log κ = −∞`` (no divergence)
+    where ``ε >= L`` or ``L = 0``."""
+    e, big_l = np.broadcast_arrays(np.asarray(eps, dtype=float), np.asarray(local, dtype=float))
+    log_kappa, log_tanh = np.full(e.shape, -np.inf), np.zeros(e.shape)
     live = (e < big_l) & (big_l > 0.0)
-    if not live.any():
-        return value, err, log_scale
-    e, big_l, m = e[live], big_l[live], m[live]
-    log_kappa, log_tanh = -np.logaddexp(0.0, e), np.zeros(e.shape)
-    finite = np.isfinite(big_l)
+    infinite, finite = live & np.isinf(big_l), live & np.isfinite(big_l)
+    log_kappa[infinite] = -np.logaddexp(0.0, e[infinite])
     if finite.any():  # kappa = sinh((L - eps)/2) / (2 sinh(L/2) cosh(eps/2)), exact even when eps -> L
         ef, lf = e[finite], big_l[finite]
         log_kappa[finite] = _log_sinh((lf - ef) / 2.0) - _log_sinh(lf / 2.0) - _log_cosh(ef / 2.0) - _LOG2
-        distinct, where = np.unique(lf, return_inverse=True)  # math.tanh: as accurate as libm's
-        log_tanh[finite] = np.array([math.log(math.tanh(x / 2.0)) for x in distinct])[where.ravel()]
-    value[live], err[live] = binomial_shortfall(m, 0.5, m * np.exp(log_kappa))
-    log_scale[live] = _LOG2 + log_tanh + np.logaddexp(0.0, e) - np.log(m)
-    return value, err, log_scale
+        log_tanh[finite] = _log_tanh_half(lf)
+    return log_kappa, log_tanh
+
+
+def _log_tanh_half(local: np.ndarray) -> np.ndarray:
+    """``log tanh(L/2)`` for finite ``L > 0``: libm's ``math.tanh`` for a few distinct values (a single
+    pair: every bound of one log-odds), the equivalent ``log1p(−e^{−L}) − log1p(e^{−L})`` for many."""
+    distinct, where = np.unique(local, return_inverse=True)
+    if distinct.size <= _FEW_LOG_ODDS:
+        values = np.array([math.log(math.tanh(x / 2.0)) for x in distinct])
+    else:
+        values = np.log1p(-np.exp(-distinct)) - np.log1p(np.exp(-distinct))
+    return values[where.ravel()]
+
+
+def _shortfall_terms(
+    eps: np.ndarray, m: np.ndarray, log_kappa: np.ndarray, log_tanh: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``h = E[(mκ − X)^+] · exp(log_scale)``: the shortfall, its error bound and ``log_scale``."""
+    value, err = binomial_shortfall(m, 0.5, m * np.exp(log_kappa))
+    return value, err, _LOG2 + log_tanh + np.logaddexp(0.0, eps) - np.log(m)
 
 
 def _scaled(value: np.ndarray, log_scale: np.ndarray) -> np.ndarray:
@@ -584,7 +601,10 @@ def clone_pair_delta(eps: object, local: float | np.ndarray, counts: np.ndarray,
     live = flat < (local.max() if local.size else 0.0)
     if live.any():
         e = flat[live][:, None]
-        value, err, log_scale = _pair_terms(e, local[None, :], counts[None, :])
+        # The formula's transcendental part once per distinct log-odds (one, for a single pair).
+        distinct, where = np.unique(local, return_inverse=True)
+        log_kappa, log_tanh = (t[:, where.ravel()] for t in _kappa_terms(e, distinct[None, :]))
+        value, err, log_scale = _shortfall_terms(e, counts[None, :] + 1.0, log_kappa, log_tanh)
         total = _scaled_sum(value + err, log_scale, np.asarray(weights, dtype=float)) * (1.0 + BINOM_RTOL)
         out[live] = np.clip(total, DELTA_FLOOR, 1.0)
     return out.reshape(shape)
