@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import mpmath as mp
 import numpy as np
@@ -275,3 +278,11 @@ def test_exact_pair_tails_match_a_40_digit_brute_force(trials, rate, w_near, w_f
             assert value <= 1e-300
             continue
         assert brute <= value <= brute * (1 + 1e-8)
+
+
+def test_the_segmented_modules_import_before_the_bounds():
+    """No import cycle: the segmented pairs import the clone-pair core from ``shufflelib.bounds``,
+    whose variation-ratio bound builds the segmented pair."""
+    root = Path(__file__).resolve().parents[1]
+    for module in ("shufflelib.segmented.clone_pairs", "shufflelib.segmented.protocol"):
+        subprocess.run([sys.executable, "-c", f"import {module}"], cwd=root, check=True)

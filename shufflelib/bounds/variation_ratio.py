@@ -32,17 +32,19 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import check_int, check_positive, check_probability
 from ..randomizers import RandomizerFamily
-from ..segmented.clone_pairs import RESOLUTION, ClonePair
-from ..segmented.variation_ratio import variation_ratio_pair
 from .base import MECHANISMS, AmplificationBound
 from .clones import _eps0_reason
 from .exact import TwoPairKRRLowerBound
 from .krr_worst_case import worst_case_delta, worst_case_epsilon, worst_case_work
+
+if TYPE_CHECKING:
+    from ..segmented.clone_pairs import ClonePair
 
 __all__ = [
     "VariationRatioBound",
@@ -140,6 +142,9 @@ class VariationRatioBound(AmplificationBound):
         >>> VariationRatioBound(mechanism="generic").pair(100, math.log(3.0)).rate
         0.25
         """
+        # Imported here: the segmented package imports the clone-pair core from this package.
+        from ..segmented.variation_ratio import variation_ratio_pair
+
         p, beta, q = variation_ratio_parameters(self.mechanism, eps0, self.k)
         return variation_ratio_pair(n, p, beta, q)
 
@@ -156,7 +161,7 @@ class VariationRatioBound(AmplificationBound):
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:
             return 0.0  # the pair's likelihood ratios are within [e^-eps0, e^eps0]
-        return float(min(self.pair(n, eps0).delta([eps], RESOLUTION)[0], 1.0))
+        return float(min(self.pair(n, eps0).delta([eps])[0], 1.0))  # blocks at the default RESOLUTION
 
 
 @dataclass(frozen=True)
