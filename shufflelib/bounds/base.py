@@ -58,7 +58,7 @@ __all__ = [
     "soundness_record",
 ]
 
-#: Mechanism families a bound may be specialised to.
+#: Randomizer families (kinds of :class:`~shufflelib.randomizers.RandomizerFamily`) a bound may be specialised to.
 MECHANISMS = ("generic", "laplace", "krr")
 
 #: Search range for ``max_eps0``.
