@@ -297,7 +297,7 @@ def binary_split_deltas(
     return _split_deltas(ha, n - 1 - ha, eps0, float(eps_arr[0]))
 
 
-def _binom_window(m: np.ndarray, p: float, odds: float, lo: np.ndarray, width: int) -> np.ndarray:
+def _binom_window(m: np.ndarray, p: np.ndarray, odds: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
     """``Pr[Bin(m, p) = lo + j]`` for ``j < width`` (one row per entry of ``m``), to relative ``_PMF_RTOL``.
 
     The pmf at the mode of each window (scipy's, accurate to a few ulps) times products of
@@ -309,7 +309,7 @@ def _binom_window(m: np.ndarray, p: float, odds: float, lo: np.ndarray, width: i
     j = np.arange(width, dtype=np.int64)
     x = lo[:, None] + j[None, :]
     mode = np.clip(np.floor((m + 1) * p).astype(np.int64), lo, np.minimum(lo + width - 1, m)) - lo
-    step = np.where(x < m[:, None], (m[:, None] - x) / (x + 1.0) * odds, 0.0)  # Pr[x+1]/Pr[x]
+    step = np.where(x < m[:, None], (m[:, None] - x) / (x + 1.0) * odds[:, None], 0.0)  # Pr[x+1]/Pr[x]
     above = j[None, :] >= mode[:, None]
     up = np.cumprod(np.where(above, step, 1.0), axis=1)  # Π_{mode <= i <= j} step_i
     up = np.hstack([np.ones((m.size, 1)), up[:, :-1]])  # Π_{mode <= i < j}
@@ -317,6 +317,11 @@ def _binom_window(m: np.ndarray, p: float, odds: float, lo: np.ndarray, width: i
     down = np.cumprod(inv[:, ::-1], axis=1)[:, ::-1]  # Π_{j <= i < mode} 1/step_i
     anchor = binom.pmf(lo + mode, m, p)
     return anchor[:, None] * np.where(above, up, down) * (x <= m[:, None])
+
+
+def _window_width(m: np.ndarray, p: float, q: float) -> int:
+    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` for the largest ``m``."""
+    return int(np.ceil(24.0 * math.sqrt(float(m.max()) * p * q) + 80.0))
 
 
 def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tuple[np.ndarray, np.ndarray]:
@@ -328,46 +333,51 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
     """
     ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
     users = ha + hb + 1
-    n = int(users.max())
     gamma = math.exp(eps)
     p, q = krr_probabilities(2, eps0)
     alpha, beta = p - gamma * q, gamma * p - q
     rows = ha.size
     if alpha <= 0.0:
         return np.zeros(rows), np.zeros(rows)
-    # Windows of X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
-    # b-holders'), mean ± (12 sd + 40); the mass outside is computed and accounted for.
-    width = int(np.ceil(24.0 * math.sqrt((n - 1) * p * q) + 80.0))
-    x_lo = np.clip(np.floor(ha * p - 12.0 * np.sqrt(ha * p * q) - 40.0), 0, ha).astype(np.int64)
-    y_lo = np.clip(np.floor(hb * q - 12.0 * np.sqrt(hb * p * q) - 40.0), 0, hb).astype(np.int64)
-    px = _binom_window(ha, p, math.exp(eps0), x_lo, width)
-    py = _binom_window(hb, q, math.exp(-eps0), y_lo, width)
+    # D = X + Y with X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
+    # b-holders'). Per row, A is the one of X, Y with fewer users (the narrow law, summed
+    # over) and B the other (tabulated): windows mean ± (12 sd + 40), the mass outside
+    # computed and accounted for.
+    narrow_x = ha <= hb
+    m_a, m_b = np.where(narrow_x, ha, hb), np.where(narrow_x, hb, ha)
+    p_a, p_b = np.where(narrow_x, p, q), np.where(narrow_x, q, p)
+    odds_a = np.where(narrow_x, math.exp(eps0), math.exp(-eps0))
+    odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
+    w_a, w_b = _window_width(m_a, p, q), _window_width(m_b, p, q)
+    a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
+    b_lo = np.clip(np.floor(m_b * p_b - 12.0 * np.sqrt(m_b * p * q) - 40.0), 0, m_b).astype(np.int64)
+    pa = _binom_window(m_a, p_a, odds_a, a_lo, w_a)
+    pb = _binom_window(m_b, p_b, odds_b, b_lo, w_b)
     dropped = (
-        binom.cdf(x_lo - 1, ha, p)
-        + binom.sf(x_lo + width - 1, ha, p)
-        + binom.cdf(y_lo - 1, hb, q)
-        + binom.sf(y_lo + width - 1, hb, q)
+        binom.cdf(a_lo - 1, m_a, p_a)
+        + binom.sf(a_lo + w_a - 1, m_a, p_a)
+        + binom.cdf(b_lo - 1, m_b, p_b)
+        + binom.sf(b_lo + w_b - 1, m_b, p_b)
     )
     zeros, ones = np.zeros((rows, 1)), np.ones((rows, 1))
-    pmf_y = np.hstack([zeros, py, zeros])  # Pr[Y = y_lo + c − 1] at column c, 0 outside
-    tail_y = np.hstack([ones, np.cumsum(py[:, ::-1], axis=1)[:, ::-1], zeros])  # Pr[Y >= y_lo + c − 1]
-    offset = (x_lo + y_lo - 1)[:, None] + np.arange(width)[None, :]
+    pmf_b = np.hstack([zeros, pb, zeros])  # Pr[B = b_lo + c − 1] at column c, 0 outside
+    tail_b = np.hstack([ones, np.cumsum(pb[:, ::-1], axis=1)[:, ::-1], zeros])  # Pr[B >= b_lo + c − 1]
+    offset = (a_lo + b_lo - 1)[:, None] + np.arange(w_a)[None, :]
 
-    def convolve(table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_x X(x) table(u − x)
-        column = np.clip(u[:, None] - offset, 0, width + 1)
-        return (px * np.take_along_axis(table, column, axis=1)).sum(axis=1)
+    def convolve(table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_a A(a) table(u − a)
+        column = np.clip(u[:, None] - offset, 0, w_b + 1)
+        return (pa * np.take_along_axis(table, column, axis=1)).sum(axis=1)
 
     # u* = first u in [0, users] with α D(u − 1) > β D(u) (a threshold by log-concavity): a
     # bracket around the normal approximation, widened (×8) until it holds u*, then bisection.
     ratio = beta / alpha
-
     mean = ha * p + hb * q
 
     def crossed(u: np.ndarray) -> np.ndarray:  # both below the smallest float: crossed above the mean
-        before, at = convolve(pmf_y, u - 1), convolve(pmf_y, u)
+        before, at = convolve(pmf_b, u - 1), convolve(pmf_b, u)
         return (before > ratio * at) | ((before < _TINY) & (at < _TINY) & (u > mean))
 
-    guess = ha * p + hb * q + 0.5 + (users - 1) * p * q * math.log(ratio)
+    guess = mean + 0.5 + (users - 1) * p * q * math.log(ratio)
     reach = np.full(rows, 4.0)
     left, right = np.zeros(rows, dtype=np.int64), users.copy()  # crossed at users (D(users) = 0)
     unsure = np.ones(rows, dtype=bool)
@@ -389,20 +399,27 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
         true = crossed(mid)
         right = np.where(active & true, mid, right)
         left = np.where(active & ~true, mid + 1, left)
-    first, second = alpha * convolve(tail_y, left - 1), beta * convolve(tail_y, left)
+    first, second = alpha * convolve(tail_b, left - 1), beta * convolve(tail_b, left)
     value = np.maximum(first - second, 0.0)
     # Relative accuracy of each convolution: both pmfs (_PMF_RTOL each) and the positive sums
-    # (width terms); below the smallest normal float, an absolute budget per output count.
-    rtol = 2.0 * _PMF_RTOL + 4.0 * width * np.finfo(float).eps
+    # (tails over w_b terms, then w_a terms); below the smallest normal float, an absolute
+    # budget per output count.
+    rtol = 2.0 * _PMF_RTOL + 4.0 * (w_a + w_b) * np.finfo(float).eps
     err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
     return value + err, np.maximum(value - err, 0.0)
 
 
-def _split_cost(n: int, eps0: float) -> float:
-    """Estimated seconds to evaluate one split of :func:`_split_deltas` (one core of the CI machine)."""
+def _splits_cost(ha: np.ndarray, hb: np.ndarray, eps0: float) -> float:
+    """Estimated seconds of :func:`_split_deltas` on these rows (one core of the CI machine).
+
+    Each row tabulates the wider law (``w_b`` columns, memory-bound when wide) and sums the
+    narrower one (``w_a`` columns) at about a dozen thresholds.
+    """
     p, q = krr_probabilities(2, eps0)
-    width = 24.0 * math.sqrt(n * p * q) + 80.0
-    return 1e-5 + 1.2e-7 * width * (1.0 + width / 1e5)  # memory-bound for wide windows
+    ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
+    w_a = _window_width(np.minimum(ha, hb), p, q)
+    w_b = _window_width(np.maximum(ha, hb), p, q)
+    return ha.size * (1e-5 + 2.5e-8 * w_b * (1.0 + w_b / 1e5) + 1.2e-7 * w_a)
 
 
 @dataclass(frozen=True)
@@ -424,10 +441,10 @@ def _binary_branch_and_bound(
     estimated time reaches ``work_limit`` (then the bracket is wider). With ``threshold``,
     stop as soon as the answer to "is the worst case above ``threshold``?" is known.
     """
-    cost = _split_cost(n, eps0)
-    if work_limit < 2.0 * cost:  # not even the two extreme splits: no information
+    ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
+    if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
         return _Bracket(math.inf, 0.0, n - 1)
-    pieces = int(min(n, 64, max(1.0, work_limit / (4.0 * cost))))
+    pieces = int(min(n, 64, max(1.0, work_limit / (4.0 * _splits_cost(*ends, eps0)))))
     edges = np.unique(np.linspace(0, n, pieces + 1).astype(np.int64))
     todo = [(0, 0), (n - 1, n - 1)] + [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
     heap: list[tuple[float, int, int]] = []
@@ -437,7 +454,7 @@ def _binary_branch_and_bound(
         c1 = np.array([a for a, _ in todo], dtype=np.int64)
         c2 = np.array([b for _, b in todo], dtype=np.int64)
         up, lo = _split_deltas(c1, n - 1 - c2, eps0, eps)
-        spent += cost * len(todo)
+        spent += _splits_cost(c1, n - 1 - c2, eps0)
         for (a, b), high, low in zip(todo, up, lo, strict=True):
             if a == b:
                 top_point = max(top_point, float(high))
@@ -451,14 +468,22 @@ def _binary_branch_and_bound(
         done = upper <= lower * (1.0 + EXACT_RTOL)
         if threshold is not None:
             done = done or lower > threshold or upper <= threshold
-        rows = int(min(64, (work_limit - spent) / cost) // 8)  # intervals to split (8 children each)
-        if done or rows < 1 or not heap:  # no heap: only the points' numerical brackets
+        if done or not heap:  # no heap: only the points' numerical brackets
             return _Bracket(upper, lower, best)
         todo = []
-        while heap and len(todo) < 8 * rows:
-            _, a, b = heapq.heappop(heap)
+        while heap and len(todo) < 64:  # split the best intervals in eight, within the budget
+            _, a, b = heap[0]
             cuts = np.unique(np.linspace(a, b + 1, min(b + 1 - a, 8) + 1).astype(np.int64))
-            todo += [(int(x), int(y) - 1) for x, y in zip(cuts[:-1], cuts[1:], strict=True)]
+            children = [(int(x), int(y) - 1) for x, y in zip(cuts[:-1], cuts[1:], strict=True)]
+            trial = todo + children
+            starts = np.array([x for x, _ in trial], dtype=np.int64)
+            stops = np.array([y for _, y in trial], dtype=np.int64)
+            if spent + _splits_cost(starts, n - 1 - stops, eps0) > work_limit:
+                break
+            heapq.heappop(heap)
+            todo = trial
+        if not todo:
+            return _Bracket(upper, lower, best)
 
 
 # --------------------------------------------------------------------------- k >= 3
