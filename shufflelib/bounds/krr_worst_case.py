@@ -340,32 +340,34 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
     if alpha <= 0.0:
         return np.zeros(rows), np.zeros(rows)
     # D = X + Y with X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
-    # b-holders'). Per row, A is the one of X, Y with fewer users (the narrow law, summed
-    # over) and B the other (tabulated): windows mean ± (12 sd + 40), the mass outside
-    # computed and accounted for.
+    # b-holders'). Per row, A is the one of X, Y with fewer users, summed over its window
+    # mean ± (12 sd + 40) (the mass outside computed and accounted for); B, the other, is
+    # tabulated only where the sums reach it: D(u) = Σ_a A(a) B(u − a) for u near u*.
     narrow_x = ha <= hb
     m_a, m_b = np.where(narrow_x, ha, hb), np.where(narrow_x, hb, ha)
     p_a, p_b = np.where(narrow_x, p, q), np.where(narrow_x, q, p)
     odds_a = np.where(narrow_x, math.exp(eps0), math.exp(-eps0))
     odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
-    w_a, w_b = _window_width(m_a, p, q), _window_width(m_b, p, q)
+    w_a = _window_width(m_a, p, q)
     a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
-    b_lo = np.clip(np.floor(m_b * p_b - 12.0 * np.sqrt(m_b * p * q) - 40.0), 0, m_b).astype(np.int64)
     pa = _binom_window(m_a, p_a, odds_a, a_lo, w_a)
-    pb = _binom_window(m_b, p_b, odds_b, b_lo, w_b)
-    dropped = (
-        binom.cdf(a_lo - 1, m_a, p_a)
-        + binom.sf(a_lo + w_a - 1, m_a, p_a)
-        + binom.cdf(b_lo - 1, m_b, p_b)
-        + binom.sf(b_lo + w_b - 1, m_b, p_b)
-    )
-    zeros, ones = np.zeros((rows, 1)), np.ones((rows, 1))
-    pmf_b = np.hstack([zeros, pb, zeros])  # Pr[B = b_lo + c − 1] at column c, 0 outside
-    tail_b = np.hstack([ones, np.cumsum(pb[:, ::-1], axis=1)[:, ::-1], zeros])  # Pr[B >= b_lo + c − 1]
-    offset = (a_lo + b_lo - 1)[:, None] + np.arange(w_a)[None, :]
+    dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
+    offset = a_lo[:, None] + np.arange(w_a)[None, :]  # the values a of A's window
 
-    def convolve(table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_a A(a) table(u − a)
-        column = np.clip(u[:, None] - offset, 0, w_b + 1)
+    def tables(lo_u: np.ndarray, hi_u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """B's pmf and tail ``Pr[B >= t]`` at ``t = start + c`` for every ``u − a``, ``u`` in ``[lo_u − 1, hi_u]``."""
+        start = lo_u - 1 - (a_lo + w_a - 1)
+        width = int((hi_u - lo_u).max()) + w_a + 1
+        inside = np.clip(start, 0, m_b)
+        window = _binom_window(m_b, p_b, odds_b, inside, width)
+        column = np.arange(width)[None, :] - (inside - start)[:, None]  # shift onto t = start + c
+        pmf = np.take_along_axis(window, np.clip(column, 0, width - 1), axis=1) * (column >= 0)
+        beyond = binom.sf(start + width - 1, m_b, p_b)  # Pr[B >= start + width]
+        tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
+        return start, pmf, tail
+
+    def convolve(start: np.ndarray, table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_a A(a) table(u − a)
+        column = np.clip(u[:, None] - offset - start[:, None], 0, table.shape[1] - 1)
         return (pa * np.take_along_axis(table, column, axis=1)).sum(axis=1)
 
     # u* = first u in [0, users] with α D(u − 1) > β D(u) (a threshold by log-concavity): a
@@ -373,8 +375,9 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
     ratio = beta / alpha
     mean = ha * p + hb * q
 
-    def crossed(u: np.ndarray) -> np.ndarray:  # both below the smallest float: crossed above the mean
-        before, at = convolve(pmf_b, u - 1), convolve(pmf_b, u)
+    def crossed(start: np.ndarray, pmf: np.ndarray, u: np.ndarray) -> np.ndarray:
+        before, at = convolve(start, pmf, u - 1), convolve(start, pmf, u)
+        # both below the smallest float: crossed above the mean
         return (before > ratio * at) | ((before < _TINY) & (at < _TINY) & (u > mean))
 
     guess = mean + 0.5 + (users - 1) * p * q * math.log(ratio)
@@ -384,27 +387,29 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
     while unsure.any():
         lo_try = np.clip(np.floor(guess - reach), 0, users).astype(np.int64)
         hi_try = np.clip(np.ceil(guess + reach), 0, users).astype(np.int64)
-        ok_lo = (lo_try == 0) | ~crossed(lo_try)  # not crossed below lo_try (or nothing below)
-        ok_hi = (hi_try == users) | crossed(hi_try)
+        start, pmf, _ = tables(lo_try, hi_try)
+        ok_lo = (lo_try == 0) | ~crossed(start, pmf, lo_try)  # not crossed below lo_try (or nothing below)
+        ok_hi = (hi_try == users) | crossed(start, pmf, hi_try)
         held = unsure & ok_lo & ok_hi
         left, right = np.where(held, lo_try, left), np.where(held, hi_try, right)
         unsure &= ~held
         reach = np.where(unsure, reach * 8.0, reach)
     # invariant: u* >= left and crossed at right
+    start, pmf, tail = tables(left, right)
     while True:
         active = left < right
         if not active.any():
             break
         mid = (left + right) // 2
-        true = crossed(mid)
+        true = crossed(start, pmf, mid)
         right = np.where(active & true, mid, right)
         left = np.where(active & ~true, mid + 1, left)
-    first, second = alpha * convolve(tail_b, left - 1), beta * convolve(tail_b, left)
+    first, second = alpha * convolve(start, tail, left - 1), beta * convolve(start, tail, left)
     value = np.maximum(first - second, 0.0)
-    # Relative accuracy of each convolution: both pmfs (_PMF_RTOL each) and the positive sums
-    # (tails over w_b terms, then w_a terms); below the smallest normal float, an absolute
-    # budget per output count.
-    rtol = 2.0 * _PMF_RTOL + 4.0 * (w_a + w_b) * np.finfo(float).eps
+    # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
+    # (_PMF_RTOL each) and the positive sums (B's table, then A's window); below the smallest
+    # normal float, an absolute budget per output count.
+    rtol = 2.0 * _PMF_RTOL + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
     err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
     return value + err, np.maximum(value - err, 0.0)
 
@@ -412,14 +417,13 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
 def _splits_cost(ha: np.ndarray, hb: np.ndarray, eps0: float) -> float:
     """Estimated seconds of :func:`_split_deltas` on these rows (one core of the CI machine).
 
-    Each row tabulates the wider law (``w_b`` columns, memory-bound when wide) and sums the
-    narrower one (``w_a`` columns) at about a dozen thresholds.
+    Each row sums the narrower law (``w_a`` columns) at about a dozen thresholds, against a
+    table of the wider one of about as many columns (memory-bound when wide).
     """
     p, q = krr_probabilities(2, eps0)
     ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
     w_a = _window_width(np.minimum(ha, hb), p, q)
-    w_b = _window_width(np.maximum(ha, hb), p, q)
-    return ha.size * (1e-5 + 2.5e-8 * w_b * (1.0 + w_b / 1e5) + 1.2e-7 * w_a)
+    return ha.size * (1e-5 + 1.6e-7 * w_a * (1.0 + w_a / 5e4))
 
 
 @dataclass(frozen=True)
@@ -444,9 +448,14 @@ def _binary_branch_and_bound(
     ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
     if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
         return _Bracket(math.inf, 0.0, n - 1)
-    pieces = int(min(n, 64, max(1.0, work_limit / (4.0 * _splits_cost(*ends, eps0)))))
-    edges = np.unique(np.linspace(0, n, pieces + 1).astype(np.int64))
-    todo = [(0, 0), (n - 1, n - 1)] + [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+    todo = [(0, 0), (n - 1, n - 1)]
+    for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
+        edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
+        first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
+        if _splits_cost(starts, n - 1 - stops, eps0) <= work_limit / 4.0 or pieces == 1:
+            todo += first
+            break
     heap: list[tuple[float, int, int]] = []
     lower, top_point, best = 0.0, 0.0, n - 1
     spent = 0.0
