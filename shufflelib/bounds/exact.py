@@ -56,7 +56,7 @@ from scipy.stats import binom
 
 from .._roots import last_true
 from ..curves import ProfileCurve
-from .base import AmplificationBound, _check_n_eps0, largest_eps0, profile_target
+from .base import DELTA_FLOOR, AmplificationBound, _check_n_eps0, largest_eps0, profile_target
 from .clones import (
     BINOM_RTOL,
     _eps0_reason,
@@ -67,6 +67,7 @@ from .clones import (
     binomial_shortfall,
 )
 from .krr_worst_case import (
+    EXACT_RTOL,
     WORK_LIMIT,
     EpsilonBracket,
     WorstCase,
@@ -321,7 +322,7 @@ def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: flo
         if e0 <= eps:
             return 0.0
         found = _binary_branch_and_bound(n, e0, inner, budget / 24.0, threshold=delta)
-        if found.lower <= delta < found.upper:
+        if found.lower <= delta < found.upper and found.upper > found.lower * (1.0 + EXACT_RTOL):
             undecided.append(e0)
         return found.upper
 
@@ -521,6 +522,8 @@ class ExactKRR(AmplificationBound):
             found = self._binary_delta(n, first, second)
             if found.exact:
                 return {"exact": True, "worst_others": list(found.others)}
+            if self.delta(n, first, second) <= DELTA_FLOOR:
+                return {"exact": True, "note": f"delta below {DELTA_FLOOR:g} (reported as that floor)"}
             lower, upper = (
                 max(float(found.lower[0]), self._lower().delta(n, first, second)),
                 self.delta(n, first, second),

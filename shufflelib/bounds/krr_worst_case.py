@@ -380,7 +380,10 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
         # both below the smallest float: crossed above the mean
         return (before > ratio * at) | ((before < _TINY) & (at < _TINY) & (u > mean))
 
-    guess = mean + 0.5 + (users - 1) * p * q * math.log(ratio)
+    # Beyond mean ± R, R = 40 sd + 1000, D < e^-800 (Bernstein): a u* out there changes δ by
+    # less than the absolute budget below, so the guess is clipped to that range.
+    sd = np.sqrt((users - 1) * p * q)
+    guess = np.clip(mean + 0.5 + sd**2 * math.log(ratio), mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
     reach = np.full(rows, 4.0)
     left, right = np.zeros(rows, dtype=np.int64), users.copy()  # crossed at users (D(users) = 0)
     unsure = np.ones(rows, dtype=bool)
@@ -779,15 +782,20 @@ def worst_case_epsilon_bracket(
     delta = check_probability("delta", delta)
     ceiling = eps0 if ceiling is None else min(float(ceiling), eps0)
 
-    def search(e: float, budget: float) -> tuple[float, float, tuple[int, ...]]:
-        """(upper, lower, a worst dataset found) of the worst case at ``e``."""
+    def search(e: float, budget: float) -> tuple[float, bool, tuple[int, ...]]:
+        """(upper end, whether some dataset exceeds δ, a worst dataset found) at ``e``.
+
+        A search that stopped within :data:`EXACT_RTOL` of its best dataset but with δ inside
+        its bracket counts as "exceeds" (``δ`` is then that dataset's root, within tolerance).
+        """
         if k == 2:
             if e >= eps0:
-                return 0.0, 0.0, (n - 1, 0)
+                return 0.0, False, (n - 1, 0)
             found = _binary_branch_and_bound(n, eps0, e, budget, threshold=delta)
-            return found.upper, found.lower, (found.split, n - 1 - found.split)
+            converged = found.upper <= found.lower * (1.0 + EXACT_RTOL)
+            return found.upper, found.lower > delta or converged, (found.split, n - 1 - found.split)
         whole = worst_case_delta(n, k, eps0, [e], work_limit)
-        return float(whole.delta[0]), float(whole.lower[0]), whole.others
+        return float(whole.delta[0]), True, whole.others
 
     def root(others: tuple[int, ...], start: float, end: int) -> float:
         """First ε >= start where the ``end`` (0: upper, 1: lower) of δ of ``others`` is <= δ."""
@@ -803,29 +811,33 @@ def worst_case_epsilon_bracket(
 
         return first_true(lambda e: value(e) <= delta, score, start, eps0)
 
+    def step(found: tuple[int, ...], start: float, lower: float) -> tuple[float, float]:
+        """(next ε, lower end): the root of ``found`` (nudged up by the root's tolerance if it does not move)."""
+        nxt = root(found, start, 0)
+        nxt = nxt if nxt > start else start * (1.0 + 1e-9) + 1e-12
+        return nxt, max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)  # the tolerance, downward
+
     eps, lower = 0.0, 0.0
-    upper_d, lower_d, others = search(eps, work_limit / 4.0)
+    upper_d, exceeds, others = search(eps, work_limit / 4.0)
     for _ in range(64):
         if upper_d <= delta:
             return EpsilonBracket(eps, lower, others, True)
-        if lower_d <= delta:
+        if not exceeds:
             break  # undecided within the budget (k = 2 only)
         found = others
-        eps = root(found, eps, 0)
-        lower = max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)  # the root's tolerance, downward
-        upper_d, lower_d, others = search(eps, work_limit / 4.0)
+        eps, lower = step(found, eps, lower)
+        upper_d, exceeds, others = search(eps, work_limit / 4.0)
         others = found if upper_d <= delta else others
     else:  # pragma: no cover
         raise RuntimeError("worst_case_epsilon did not converge")
     hi = ceiling
     for _ in range(8):  # bisection towards a smaller certified ε
         mid = 0.5 * (eps + hi)
-        upper_d, lower_d, found = search(mid, work_limit / 16.0)
+        upper_d, exceeds, found = search(mid, work_limit / 16.0)
         if upper_d <= delta:
             hi = mid
-        elif lower_d > delta:
-            eps = root(found, mid, 0)
-            lower = max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)
+        elif exceeds:
+            eps, lower = step(found, mid, lower)
             others = found
         else:
             eps = mid  # undecided: look above
