@@ -61,16 +61,20 @@ unproved shape of δ(h): δ oscillates in ``h`` with period about ``1/(2q)`` (th
 of the mean of ``D``), with many local maxima, and neither the concentrated nor the balanced
 split is always worst (see the chapter).
 
-Numerical tolerance. ``k = 2``: the laws of the reports of the ``a``- and ``b``-holders are
-summed over windows of their mean ± (12 sd + 40); the mass outside (computed) moves δ by at
-most twice ``α + β`` times it, which is added; each pmf is scipy's value at the window's mode
-times products of ratios (relative error ``_PMF_RTOL``) and the sums have positive terms; that
-rounding budget is added too, so each split's δ is an *upper* end of a bracket whose width is
-below ``1e-6`` relative wherever δ is above about ``1e-40`` (below, the truncated tails
-dominate the width; the bracket stays valid). Values under ``1e-300`` count as underflowed,
-with an absolute budget. ``k >= 3``: every
-output cell is summed (no truncation); each cell is a sum of positive terms known to relative
-``(n + 2) · 1e-15``, and a cell's possible error is added wherever it could be positive.
+Numerical tolerance. ``k = 2``: ``D`` is the sum of the a-holders' and the b-holders'
+reports; the one with fewer users is summed over a window of its mean ± (12 sd + 40) (the
+mass outside, computed, moves δ by at most twice ``α + β`` times it, which is added), the
+other is tabulated where the sums reach it, with its tail beyond the table from scipy's
+survival function. Each pmf is scipy's value at the window's mode times products of ratios
+(relative error ``_PMF_RTOL``) and the sums have positive terms; that rounding budget is
+added too, so each split's δ is an *upper* end of a bracket whose width is below ``1e-6``
+relative wherever δ is above about ``1e-40`` (below, the truncated tails dominate the width;
+the bracket stays valid). Values under ``1e-300`` count as underflowed, with an absolute
+budget.
+
+``k >= 3``: every output cell is summed (no truncation); each cell is a sum of positive
+terms known to relative ``(n + 2) · 1e-15``, and a cell's possible error is added wherever it
+could be positive.
 """
 
 from __future__ import annotations
