@@ -312,21 +312,24 @@ def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: flo
     """Largest ``eps0`` whose binary worst case is certified ``(eps, delta)``-DP, and whether it is exact.
 
     Each step of the search asks the branch and bound (``budget / 24`` each) whether any
-    dataset exceeds ``delta`` at ``eps``; an undecided step counts as "exceeds" (the safe
-    side) and makes the answer inexact. ``floor`` is a valid answer (stronger clones).
+    dataset exceeds ``level = delta (1 − 2 EXACT_RTOL)`` at ``eps`` (the level the epsilon
+    question solves for, so that the round trip holds); an undecided step counts as
+    "exceeds" (the safe side) and makes the answer inexact. ``floor`` is a valid answer
+    (stronger clones).
     """
     inner = profile_target(eps)
+    level = delta * (1.0 - 2.0 * EXACT_RTOL)
     undecided = []
 
     def profile(e0: float) -> float:
         if e0 <= eps:
             return 0.0
-        found = _binary_branch_and_bound(n, e0, inner, budget / 24.0, threshold=delta)
-        if found.lower <= delta < found.upper and found.upper > found.lower * (1.0 + EXACT_RTOL):
+        found = _binary_branch_and_bound(n, e0, inner, budget / 24.0, threshold=level)
+        if found.upper > level and found.lower <= level * (1.0 - 2.0 * EXACT_RTOL):
             undecided.append(e0)
         return found.upper
 
-    value = largest_eps0(profile, eps, delta, ExactKRR.name, f" at n={n}", target=delta, log_scale=True)
+    value = largest_eps0(profile, eps, delta, ExactKRR.name, f" at n={n}", target=level, log_scale=True)
     return max(value, floor), not undecided
 
 
@@ -402,7 +405,7 @@ class ExactKRR(AmplificationBound):
     #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
     #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound.
-    BINARY_SHARE = {"delta": 0.3, "epsilon": 0.3, "eps0": 0.3}
+    BINARY_SHARE = {"delta": 0.3, "epsilon": 0.4, "eps0": 0.3}
 
     def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:
         """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
@@ -455,8 +458,8 @@ class ExactKRR(AmplificationBound):
         return self._upper().delta(n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        if self.k == 2:
-            return self._binary_epsilon(n, eps0, delta).upper
+        if self.k == 2:  # within the search's tolerance the stronger-clones bound may be lower: both valid
+            return min(self._binary_epsilon(n, eps0, delta).upper, self._upper().epsilon(n, eps0, delta))
         if self.is_exact(n, "epsilon"):
             return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
         return self._upper().epsilon(n, eps0, delta)

@@ -438,6 +438,7 @@ class _Bracket:
     upper: float
     lower: float
     split: int  # h_a of the best split evaluated (the victim's order of Lemma 2)
+    spent: float = 0.0  # estimated seconds used
 
 
 def _binary_branch_and_bound(
@@ -450,11 +451,12 @@ def _binary_branch_and_bound(
     split is evaluated exactly. The interval with the largest bound is split in eight until
     every remaining bound is within :data:`EXACT_RTOL` of the best split found, or the
     estimated time reaches ``work_limit`` (then the bracket is wider). With ``threshold``,
-    stop as soon as the answer to "is the worst case above ``threshold``?" is known.
+    stop instead as soon as every bound is at most ``threshold`` or a split is above
+    ``threshold (1 − 2 EXACT_RTOL)``.
     """
     ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
     if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
-        return _Bracket(math.inf, 0.0, n - 1)
+        return _Bracket(math.inf, 0.0, n - 1, 0.0)
     todo = [(0, 0), (n - 1, n - 1)]
     for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
         edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
@@ -481,11 +483,12 @@ def _binary_branch_and_bound(
         while heap and -heap[0][0] <= lower:  # intervals no better than a split already found
             heapq.heappop(heap)
         upper = max(top_point, -heap[0][0] if heap else 0.0)
-        done = upper <= lower * (1.0 + EXACT_RTOL)
-        if threshold is not None:
-            done = done or lower > threshold or upper <= threshold
+        if threshold is None:
+            done = upper <= lower * (1.0 + EXACT_RTOL)
+        else:  # decided: all below, or a split above (or within 2 EXACT_RTOL below) the threshold
+            done = upper <= threshold or lower > threshold * (1.0 - 2.0 * EXACT_RTOL)
         if done or not heap:  # no heap: only the points' numerical brackets
-            return _Bracket(upper, lower, best)
+            return _Bracket(upper, lower, best, spent)
         todo = []
         while heap and len(todo) < 64:  # split the best intervals in eight, within the budget
             _, a, b = heap[0]
@@ -499,7 +502,7 @@ def _binary_branch_and_bound(
             heapq.heappop(heap)
             todo = trial
         if not todo:
-            return _Bracket(upper, lower, best)
+            return _Bracket(upper, lower, best, spent)
 
 
 # --------------------------------------------------------------------------- k >= 3
@@ -772,7 +775,7 @@ def worst_case_epsilon_bracket(
     search all datasets at the new ε; stop when none exceeds ``δ`` there. Every step raises ε
     to the root of some dataset, so the loop ends at the largest root, certified by the last
     search. For ``k = 2`` each search is the branch and bound asked only "does any dataset
-    exceed δ?" (with a quarter of ``work_limit``); if one cannot decide, the bracket's upper
+    exceed δ?" (with three quarters of what is left of ``work_limit``); if one cannot decide, the bracket's upper
     end is found by bisection between the last root and ``ceiling`` (a valid ε supplied by the
     caller, default ``eps0``) with the same decisions, and ``exact`` is false.
 
@@ -786,23 +789,31 @@ def worst_case_epsilon_bracket(
     delta = check_probability("delta", delta)
     ceiling = eps0 if ceiling is None else min(float(ceiling), eps0)
 
-    def search(e: float, budget: float) -> tuple[float, bool, tuple[int, ...]]:
+    left = [work_limit]  # estimated seconds left for the k = 2 searches
+
+    def search(e: float, share: float) -> tuple[float, bool, tuple[int, ...]]:
         """(upper end, whether some dataset exceeds δ, a worst dataset found) at ``e``.
 
-        A search that stopped within :data:`EXACT_RTOL` of its best dataset but with δ inside
-        its bracket counts as "exceeds" (``δ`` is then that dataset's root, within tolerance).
+        For ``k = 2``, the branch and bound with ``share`` of the budget left; "exceeds" means
+        a split above ``δ (1 − 2 EXACT_RTOL)``: the next ε is that split's root at that level.
         """
         if k == 2:
             if e >= eps0:
                 return 0.0, False, (n - 1, 0)
-            found = _binary_branch_and_bound(n, eps0, e, budget, threshold=delta)
-            converged = found.upper <= found.lower * (1.0 + EXACT_RTOL)
-            return found.upper, found.lower > delta or converged, (found.split, n - 1 - found.split)
+            found = _binary_branch_and_bound(n, eps0, e, share * left[0], threshold=delta)
+            left[0] -= found.spent
+            exceeds = found.lower > delta * (1.0 - 2.0 * EXACT_RTOL)
+            return found.upper, exceeds, (found.split, n - 1 - found.split)
         whole = worst_case_delta(n, k, eps0, [e], work_limit)
         return float(whole.delta[0]), True, whole.others
 
     def root(others: tuple[int, ...], start: float, end: int) -> float:
-        """First ε >= start where the ``end`` (0: upper, 1: lower) of δ of ``others`` is <= δ."""
+        """First ε >= start where the ``end`` (0: upper, 1: lower) of δ of ``others`` is <= its level.
+
+        The level is δ for the lower end and, for ``k = 2``, ``δ (1 − 2 EXACT_RTOL)`` for the
+        upper end, so that the next search can certify every other split below δ.
+        """
+        level = delta * (1.0 - 2.0 * EXACT_RTOL) if k == 2 and end == 0 else delta
 
         def value(e: float) -> float:
             if k == 2:
@@ -811,9 +822,9 @@ def worst_case_epsilon_bracket(
 
         def score(e: float) -> float:
             d = value(e)
-            return math.log(d) - math.log(delta) if d > 0 else -1e300
+            return math.log(d) - math.log(level) if d > 0 else -1e300
 
-        return first_true(lambda e: value(e) <= delta, score, start, eps0)
+        return first_true(lambda e: value(e) <= level, score, start, eps0)
 
     def step(found: tuple[int, ...], start: float, lower: float) -> tuple[float, float]:
         """(next ε, lower end): the root of ``found`` (nudged up by the root's tolerance if it does not move)."""
@@ -822,7 +833,7 @@ def worst_case_epsilon_bracket(
         return nxt, max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)  # the tolerance, downward
 
     eps, lower = 0.0, 0.0
-    upper_d, exceeds, others = search(eps, work_limit / 4.0)
+    upper_d, exceeds, others = search(eps, 0.75)
     for _ in range(64):
         if upper_d <= delta:
             return EpsilonBracket(eps, lower, others, True)
@@ -830,14 +841,14 @@ def worst_case_epsilon_bracket(
             break  # undecided within the budget (k = 2 only)
         found = others
         eps, lower = step(found, eps, lower)
-        upper_d, exceeds, others = search(eps, work_limit / 4.0)
+        upper_d, exceeds, others = search(eps, 0.75)
         others = found if upper_d <= delta else others
     else:  # pragma: no cover
         raise RuntimeError("worst_case_epsilon did not converge")
     hi = ceiling
     for _ in range(8):  # bisection towards a smaller certified ε
         mid = 0.5 * (eps + hi)
-        upper_d, exceeds, found = search(mid, work_limit / 16.0)
+        upper_d, exceeds, found = search(mid, 0.25)
         if upper_d <= delta:
             hi = mid
         elif exceeds:
