@@ -744,18 +744,22 @@ class EpsilonBracket:
     Attributes
     ----------
     upper
-        A valid ε (rounded up): no neighbouring pair has δ above the target there.
+        A valid ε (rounded up): no neighbouring pair has δ above the target there. For
+        ``k = 2`` it is the root of the worst dataset at ``δ (1 − 2e-6)`` (so that the search
+        can certify it): when ``exact``, the exact worst-case ε at a δ within ``2e-6``
+        (relative) of the target, rounded up.
     lower
         A lower bound on the exact worst-case ε (the root of ``others``, rounded down).
     others
         The histogram of the other users of the worst dataset found (the victim holds 0 or 1).
     exact
-        Whether ``upper`` is the exact worst case (up to the root finding's ``1e-9``).
+        Whether ``upper`` is the exact worst case (at the target δ for ``k >= 3``, at a δ within
+        ``2e-6`` relative of it for ``k = 2``), up to the root finding's ``1e-9``.
 
     Examples
     --------
     >>> b = worst_case_epsilon_bracket(20, 2, 3.0, 0.3)
-    >>> b.exact, b.lower <= b.upper < b.lower + 1e-8
+    >>> b.exact, b.lower <= b.upper <= b.lower * (1 + 1e-5)
     (True, True)
     """
 
