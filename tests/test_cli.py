@@ -57,7 +57,8 @@ def test_each_question_prints_the_library_value(capsys, name, command):
     expected = library_answer(model, command)
     status, out, err = run(capsys, command, "--bound", name, *ARGS[command])
     # One warning line where the value is not a valid bound, or (exact-krr) not exact.
-    warns = not model.sound or (hasattr(model, "is_exact") and not model.is_exact(N, command))
+    inputs = [float(a) for a in ARGS[command][3::2]]
+    warns = not model.sound or (hasattr(model, "is_exact") and not model.is_exact(N, command, *inputs))
     if isinstance(expected, NotApplicableError):
         assert status == 1 and out == ""
         assert err.count("\n") == 1 and "not applicable" in err

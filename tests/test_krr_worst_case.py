@@ -21,6 +21,7 @@ from shufflelib.bounds.krr_worst_case import (
     pair_delta,
     worst_case_delta,
     worst_case_epsilon,
+    worst_case_epsilon_bracket,
 )
 
 EPS = np.array([0.0, 0.1, 0.3, 0.7, 1.5, 2.9])
@@ -95,6 +96,85 @@ def test_exact_bound_answers_and_bracket_beyond_the_search() -> None:
     assert "not exact" in far["warning"]
     with pytest.raises(ValueError, match="beyond the exact search"):
         worst_case_delta(10**6, 3, 1.0, [0.1])
+
+
+def _log_space_split_delta(n: int, eps0: float, eps: float, ha: int) -> float:
+    """δ of one binary split by a log-space convolution over every output count (independent code)."""
+    from scipy.special import logsumexp
+    from scipy.stats import binom
+
+    hb = n - 1 - ha
+    p = 1.0 / (1.0 + np.exp(-eps0))
+    q = 1.0 - p
+    log_x, log_y = binom.logpmf(np.arange(ha + 1), ha, p), binom.logpmf(np.arange(hb + 1), hb, q)
+    log_d = np.full(n, -np.inf)
+    for x in range(ha + 1):
+        log_d[x : x + hb + 1] = np.logaddexp(log_d[x : x + hb + 1], log_x[x] + log_y)
+    alpha, beta = p - np.exp(eps) * q, np.exp(eps) * p - q
+    if alpha <= 0:
+        return 0.0
+    first = np.log(alpha) + np.concatenate([[-np.inf], log_d])  # α D(u − 1), u = 0..n
+    second = np.log(beta) + np.concatenate([log_d, [-np.inf]])  # β D(u)
+    keep = first > second
+    return float(np.exp(logsumexp(first[keep] + np.log1p(-np.exp(second[keep] - first[keep])))))
+
+
+@pytest.mark.parametrize(
+    ("n", "eps0", "eps", "ha"),
+    [(4345, 6.6302356208725115, 2.7130866899850816, 2795), (1000, 1.0, 0.2, 500), (2000, 3.0, 0.5, 1999)],
+)
+def test_split_bracket_holds_an_independent_log_space_value(n, eps0, eps, ha) -> None:
+    """The first case is where an earlier version returned 5e-59 as the upper end (truth 3.8e-28)."""
+    up, lo = binary_split_deltas(n, eps0, eps, np.array([ha]))
+    want = _log_space_split_delta(n, eps0, eps, ha)
+    assert lo[0] <= want * (1 + 1e-12) and want <= up[0] * (1 + 1e-12)
+    assert up[0] - lo[0] <= 1e-6 * want
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_branch_and_bound_equals_every_split(seed) -> None:
+    """Lemma 6's branch and bound finds the maximum of all n splits (and brackets it on a tiny budget)."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 4000))
+    eps0 = float(rng.uniform(0.05, 6.0))
+    eps = float(rng.uniform(0.0, eps0))
+    up, lo = binary_split_deltas(n, eps0, eps)
+    full = worst_case_delta(n, 2, eps0, [eps], work_limit=100.0)
+    assert full.exact or up.max() < 1e-30  # below, the truncated tails set the bracket (module notes)
+    assert lo.max() <= full.delta[0] and (not full.exact or full.delta[0] <= up.max() * (1 + 1.1e-6))
+    assert full.lower[0] <= up.max() and pair_delta(n, 2, eps0, [eps], full.others)[0] >= full.lower[0]
+    quick = worst_case_delta(n, 2, eps0, [eps], work_limit=1e-3)
+    assert quick.lower[0] <= up.max() and quick.delta[0] >= lo.max()
+
+
+@pytest.mark.parametrize(
+    ("k", "others", "removed"), [(2, (4, 3), (1, 2)), (2, (0, 9), (0, 4)), (3, (2, 3, 2), (1, 0, 2))]
+)
+def test_fewer_users_give_a_larger_delta(k, others, removed) -> None:
+    """Lemma 6: removing users (the same histogram under both hypotheses) never decreases δ."""
+    fewer = tuple(a - b for a, b in zip(others, removed, strict=True))
+    assert np.all(dataset_delta(fewer, k, 1.5, EPS) >= dataset_delta(others, k, 1.5, EPS) - 1e-15)
+
+
+def test_epsilon_bracket_on_a_small_budget_contains_the_exact_value() -> None:
+    n, eps0, delta = 3000, 1.0, 1e-6
+    exact = worst_case_epsilon_bracket(n, 2, eps0, delta, work_limit=100.0)
+    assert exact.exact and exact.upper - exact.lower < 1e-8
+    quick = worst_case_epsilon_bracket(n, 2, eps0, delta, work_limit=1e-3)
+    assert quick.lower <= exact.upper and exact.lower <= quick.upper
+    assert pair_delta(n, 2, eps0, [quick.upper], exact.others)[0] <= delta
+
+
+def test_binary_answers_are_certified_beyond_exactness() -> None:
+    """n = 1e6: a bracket (warning) whose upper end is at most the stronger-clones bound."""
+    from shufflelib.bounds.stronger_clones import StrongerClones
+
+    exact, upper = ExactKRR("krr", k=2), StrongerClones("krr", k=2)
+    far = exact.details("epsilon", 10**6, 1.0, 1e-6)
+    two_pair = TwoPairKRRLowerBound("krr", k=2).epsilon(10**6, 1.0, 1e-6)
+    assert two_pair <= far["lower"] <= far["upper"] <= upper.epsilon(10**6, 1.0, 1e-6)
+    e0 = exact.max_eps0(2000, 0.5, 1e-6)
+    assert exact.epsilon(2000, e0, 1e-6) <= 0.5 and e0 >= upper.max_eps0(2000, 0.5, 1e-6)
 
 
 def test_bad_input() -> None:

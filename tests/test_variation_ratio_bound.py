@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from shufflelib.bounds import BOUNDS, get_bound
-from shufflelib.bounds.krr_worst_case import pair_delta, worst_case_epsilon
+from shufflelib.bounds.krr_worst_case import pair_delta, worst_case_epsilon, worst_case_epsilon_bracket
 from shufflelib.bounds.variation_ratio import (
     VariationRatioBound,
     variation_ratio_parameters,
@@ -68,9 +68,10 @@ def test_one_implementation_of_the_pair() -> None:
 
 @pytest.mark.parametrize(("n", "eps0", "delta"), [(12, 1.0, 1e-3), (50, 2.0, 1e-6), (300, 3.0, 1e-6)])
 def test_binary_rr_row_holds(n, eps0, delta) -> None:
-    """k = 2: the pair is the stronger-clones pair and bounds the exact worst case."""
-    exact, _ = worst_case_epsilon(n, 2, eps0, delta)
-    assert VariationRatioBound(mechanism="krr", k=2).epsilon(n, eps0, delta) >= exact
+    """k = 2: the pair is the stronger-clones pair and bounds the exact worst case (its certified lower end)."""
+    exact = worst_case_epsilon_bracket(n, 2, eps0, delta)
+    assert exact.exact and exact.upper <= exact.lower * (1 + 1e-6)
+    assert VariationRatioBound(mechanism="krr", k=2).epsilon(n, eps0, delta) >= exact.lower
 
 
 def test_soundness_flags_and_calculator_warning(capsys) -> None:

@@ -56,7 +56,7 @@ from scipy.stats import binom
 
 from .._roots import last_true
 from ..curves import ProfileCurve
-from .base import AmplificationBound, _check_n_eps0
+from .base import DELTA_FLOOR, AmplificationBound, _check_n_eps0, largest_eps0, profile_target
 from .clones import (
     BINOM_RTOL,
     _eps0_reason,
@@ -67,9 +67,14 @@ from .clones import (
     binomial_shortfall,
 )
 from .krr_worst_case import (
+    EXACT_RTOL,
     WORK_LIMIT,
+    EpsilonBracket,
+    WorstCase,
+    _binary_branch_and_bound,
     worst_case_delta,
     worst_case_epsilon,
+    worst_case_epsilon_bracket,
     worst_case_work,
 )
 from .stronger_clones import StrongerClones
@@ -289,29 +294,69 @@ class TwoPairKRRLowerBound(AmplificationBound):
         return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
 
 
-@lru_cache(maxsize=32)
-def _worst_epsilon(n: int, k: int, eps0: float, delta: float, limit: float) -> tuple[float, tuple[int, ...]]:
-    """Cached :func:`worst_case_epsilon` (the calculator asks for the value, then for its dataset)."""
-    return worst_case_epsilon(n, k, eps0, delta, limit)
+def _bracket_record(n: int, k: int, lower: float, upper: float, why: str, source: str) -> dict[str, object]:
+    """The calculator's record of an answer that is a certified bracket's safe end."""
+    return {
+        "exact": False,
+        "lower": lower,
+        "upper": upper,
+        "warning": (
+            f"not exact: at n = {n}, k = {k} {why}; the value is a valid bound ({source}) and the "
+            f"exact worst case lies in [{lower:.6g}, {upper:.6g}]"
+        ),
+    }
 
 
 @lru_cache(maxsize=32)
-def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> tuple[float, tuple[int, ...]]:
-    """Cached :func:`worst_case_delta` at one ε: (δ, a worst dataset)."""
-    found = worst_case_delta(n, k, eps0, [eps], limit)
-    return float(found.delta[0]), found.others
+def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: float) -> tuple[float, bool]:
+    """Largest ``eps0`` whose binary worst case is certified ``(eps, delta)``-DP, and whether it is exact.
+
+    Each step of the search asks the branch and bound (``budget / 24`` each) whether any
+    dataset exceeds ``level = delta (1 − 2 EXACT_RTOL)`` at ``eps`` (the level the epsilon
+    question solves for, so that the round trip holds); an undecided step counts as
+    "exceeds" (the safe side) and makes the answer inexact. ``floor`` is a valid answer
+    (stronger clones).
+    """
+    inner = profile_target(eps)
+    level = delta * (1.0 - 2.0 * EXACT_RTOL)
+    undecided = []
+
+    def profile(e0: float) -> float:
+        if e0 <= eps:
+            return 0.0
+        found = _binary_branch_and_bound(n, e0, inner, budget / 24.0, threshold=level)
+        if found.upper > level and found.lower <= level * (1.0 - 2.0 * EXACT_RTOL):
+            undecided.append(e0)
+        return found.upper
+
+    value = largest_eps0(profile, eps, delta, ExactKRR.name, f" at n={n}", target=level, log_scale=True)
+    return max(value, floor), not undecided
+
+
+@lru_cache(maxsize=32)
+def _worst_epsilon(n: int, k: int, eps0: float, delta: float, limit: float, ceiling: float) -> EpsilonBracket:
+    """Cached :func:`worst_case_epsilon_bracket` (the calculator asks for the value, then its details)."""
+    return worst_case_epsilon_bracket(n, k, eps0, delta, limit, ceiling)
+
+
+@lru_cache(maxsize=32)
+def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> WorstCase:
+    """Cached :func:`worst_case_delta` at one ε."""
+    return worst_case_delta(n, k, eps0, [eps], limit)
 
 
 class ExactKRR(AmplificationBound):
     """The exact worst case of shuffled k-RR over **all** pairs of neighbouring datasets.
 
-    Where the complete search of :mod:`shufflelib.bounds.krr_worst_case` fits in its work
-    budget (:func:`~shufflelib.bounds.krr_worst_case.worst_case_work` at most
-    ``work_limit``), ``delta`` is the exact worst-case δ (the upper end of a numerical bracket
-    narrower than 1e-6 relative), ``epsilon`` the exact ε rounded up and ``max_eps0`` the
-    exact largest ``eps0`` rounded down. Beyond it the answers are **not exact**: they are
-    the stronger-clones upper bound (valid for k-RR), and :meth:`details` reports the
-    certified bracket, whose lower end is :class:`TwoPairKRRLowerBound` (two explicit pairs).
+    ``delta`` is the worst-case δ (the upper end of a numerical bracket narrower than 1e-6
+    relative), ``epsilon`` the worst-case ε rounded up and ``max_eps0`` the largest ``eps0``
+    rounded down — exact where the search finishes within ``work_limit``. For ``k = 2`` the
+    search is a branch and bound that always answers: beyond its budget with a certified
+    bracket whose upper end (or the stronger-clones bound, if smaller) is returned. For
+    ``k >= 3`` the complete search runs only where
+    :func:`~shufflelib.bounds.krr_worst_case.worst_case_work` fits the budget; beyond, the
+    answers are the stronger-clones upper bound (valid for k-RR) and the bracket's lower end is
+    :class:`TwoPairKRRLowerBound` (two explicit pairs). :meth:`details` says which.
 
     Parameters
     ----------
@@ -320,13 +365,14 @@ class ExactKRR(AmplificationBound):
     k
         Domain size (an integer >= 2).
     work_limit
-        Budget of one answer, in estimated seconds of complete searches (default
+        Budget of one answer, in estimated seconds of search (default
         :data:`~shufflelib.bounds.krr_worst_case.WORK_LIMIT`).
 
     Notes
     -----
-    Reach of the exact search within the default budget: see ``benchmarks/bench_bounds.py``
-    (``n`` in the thousands for ``k = 2``, tens for ``k = 3`` and ``k = 4``).
+    Reach within the default budget: see ``benchmarks/bench_bounds.py`` (exact for ``k = 2``
+    up to ``n`` of order 1e5, a bracket of a few percent in δ at 1e6; tens of users for
+    ``k = 3`` and ``k = 4``).
 
     Examples
     --------
@@ -335,7 +381,7 @@ class ExactKRR(AmplificationBound):
     >>> round(exact.delta(20, 3.0, 0.0), 4), round(TwoPairKRRLowerBound("krr", k=2).delta(20, 3.0, 0.0), 4)
     (0.4434, 0.3596)
     >>> exact.details("delta", 20, 3.0, 0.0)["worst_others"]
-    [9, 10]
+    [10, 9]
     """
 
     name = "exact-krr"
@@ -355,24 +401,34 @@ class ExactKRR(AmplificationBound):
 
     validity = TwoPairKRRLowerBound.validity  # the same range of the numerical evaluation
 
-    #: Complete searches one answer needs, roughly one per δ, a few per ε (one per dataset
-    #: that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
+    #: Complete searches one answer needs (k >= 3), roughly one per δ, a few per ε (one per
+    #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
+    #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound.
+    BINARY_SHARE = {"delta": 0.3, "epsilon": 0.4, "eps0": 0.3}
 
-    def is_exact(self, n: int, command: str = "delta") -> bool:
+    def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:
         """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
 
-        ``command`` is ``"delta"``, ``"epsilon"`` or ``"eps0"``: the searches one answer
-        needs (:attr:`SEARCHES`) times their estimated time must fit in ``work_limit``.
+        ``command`` is ``"delta"``, ``"epsilon"`` or ``"eps0"``. For ``k >= 3`` it is known in
+        advance (the searches one answer needs, :attr:`SEARCHES`, times their estimated time
+        must fit in ``work_limit``); for ``k = 2`` it depends on the question's two inputs
+        ``first, second`` (as in :meth:`details`), and the answer is computed to tell.
 
         Examples
         --------
         >>> ExactKRR(mechanism="krr", k=3).is_exact(30), ExactKRR(mechanism="krr", k=3).is_exact(10**6)
         (True, False)
+        >>> ExactKRR(mechanism="krr", k=2).is_exact(1000, "epsilon", 1.0, 1e-6)
+        True
         """
         if command not in self.SEARCHES:
             raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
-        return worst_case_work(n, self.k) * self.SEARCHES[command] <= self.work_limit
+        if self.k >= 3:
+            return worst_case_work(n, self.k) * self.SEARCHES[command] <= self.work_limit
+        if first is None or second is None:
+            raise ValueError("for k = 2, is_exact needs the question's inputs first and second")
+        return bool(self.details(command, n, first, second)["exact"])
 
     def _upper(self) -> StrongerClones:
         return StrongerClones(mechanism="krr", k=self.k)
@@ -380,22 +436,40 @@ class ExactKRR(AmplificationBound):
     def _lower(self) -> TwoPairKRRLowerBound:
         return TwoPairKRRLowerBound(mechanism="krr", k=self.k)
 
+    def _budget(self, command: str) -> float:
+        return self.work_limit * self.BINARY_SHARE[command]
+
+    def _binary_delta(self, n: int, eps0: float, eps: float) -> WorstCase:
+        return _worst_delta(n, 2, eps0, eps, self._budget("delta"))
+
+    def _binary_epsilon(self, n: int, eps0: float, delta: float) -> EpsilonBracket:
+        ceiling = self._upper().epsilon(n, eps0, delta)
+        return _worst_epsilon(n, 2, eps0, delta, self._budget("epsilon"), ceiling)
+
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:
             return 0.0  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
+        if self.k == 2:
+            found = self._binary_delta(n, eps0, eps)
+            value = float(found.delta[0])
+            return value if found.exact else min(value, self._upper().delta(n, eps0, eps))
         if self.is_exact(n, "delta"):
-            return _worst_delta(n, self.k, eps0, eps, self.work_limit)[0]
+            return float(_worst_delta(n, self.k, eps0, eps, self.work_limit).delta[0])
         return self._upper().delta(n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
+        if self.k == 2:  # within the search's tolerance the stronger-clones bound may be lower: both valid
+            return min(self._binary_epsilon(n, eps0, delta).upper, self._upper().epsilon(n, eps0, delta))
         if self.is_exact(n, "epsilon"):
-            return _worst_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
+            return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
         return self._upper().epsilon(n, eps0, delta)
 
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
         """Largest ``eps0`` whose worst case is ``(eps, delta)``-DP (exact within the budget, rounded down).
 
-        Beyond the budget: the stronger-clones answer (a valid, smaller ``eps0``); see :meth:`details`.
+        Beyond the budget: a valid, smaller ``eps0`` (``k = 2``: the larger of the branch and
+        bound's certified answer and the stronger-clones one; ``k >= 3``: the stronger-clones
+        one); see :meth:`details`.
 
         Examples
         --------
@@ -403,9 +477,15 @@ class ExactKRR(AmplificationBound):
         >>> ExactKRR(mechanism="krr", k=2).epsilon(50, e0, 1e-3) <= 1.0
         True
         """
+        if self.k == 2:
+            return self._binary_max_eps0(n, eps, delta)[0]
         if self.is_exact(n, "eps0"):
             return super().max_eps0(n, eps, delta)
         return self._upper().max_eps0(n, eps, delta)
+
+    def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
+        """(answer, exact) of the ``eps0`` question for ``k = 2``: one decision per step of the search."""
+        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), self._upper().max_eps0(n, eps, delta))
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
@@ -419,27 +499,49 @@ class ExactKRR(AmplificationBound):
         >>> d["exact"], d["lower"] < d["upper"]
         (False, True)
         """
+        if command not in self.SEARCHES:
+            raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
+        if self.k == 2:
+            return self._binary_details(command, n, first, second)
         if self.is_exact(n, command):
             out: dict[str, object] = {"exact": True}
             if command == "delta" and second < first:
-                out["worst_others"] = list(_worst_delta(n, self.k, first, second, self.work_limit)[1])
+                out["worst_others"] = list(_worst_delta(n, self.k, first, second, self.work_limit).others)
             elif command == "epsilon":
-                out["worst_others"] = list(_worst_epsilon(n, self.k, first, second, self.work_limit)[1])
+                out["worst_others"] = list(worst_case_epsilon(n, self.k, first, second, self.work_limit)[1])
             return out
         low, up = self._lower(), self._upper()
         ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
         lower, upper = getattr(low, ask)(n, first, second), getattr(up, ask)(n, first, second)
         if command == "eps0":
             lower, upper = upper, lower  # a larger eps0 is the less safe answer
-        return {
-            "exact": False,
-            "lower": lower,
-            "upper": upper,
-            "warning": (
-                f"not exact: n = {n} is beyond the complete search for k = {self.k}; the value is a valid "
-                f"bound (stronger clones) and the exact worst case lies in [{lower:.6g}, {upper:.6g}]"
-            ),
-        }
+        return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "stronger clones")
+
+    def _binary_details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
+        """:meth:`details` for ``k = 2`` (the branch and bound)."""
+        if command == "delta":
+            if second >= first:
+                return {"exact": True}
+            found = self._binary_delta(n, first, second)
+            if found.exact:
+                return {"exact": True, "worst_others": list(found.others)}
+            if self.delta(n, first, second) <= DELTA_FLOOR:
+                return {"exact": True, "note": f"delta below {DELTA_FLOOR:g} (reported as that floor)"}
+            lower, upper = (
+                max(float(found.lower[0]), self._lower().delta(n, first, second)),
+                self.delta(n, first, second),
+            )
+        elif command == "epsilon":
+            bracket = self._binary_epsilon(n, first, second)
+            if bracket.exact:
+                return {"exact": True, "worst_others": list(bracket.others)}
+            lower, upper = max(bracket.lower, self._lower().epsilon(n, first, second)), self.epsilon(n, first, second)
+        else:
+            value, exact = self._binary_max_eps0(n, first, second)
+            if exact:
+                return {"exact": True}
+            lower, upper = value, self._lower().max_eps0(n, first, second)
+        return _bracket_record(n, 2, lower, upper, "the branch and bound stopped at its budget", "branch and bound")
 
     def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
         """The worst-case profile for fixed ``(n, eps0)`` (exact within the search budget).

@@ -39,34 +39,52 @@ bijection with ``(M, N_a)``, ``M = N_a + N_b``; the law of the others' ``(M, N_a
 one user at a time on an ``(n+1)²`` grid (positive terms only, so the relative rounding is a
 few ulps per user).
 
-The search is then a maximum over every histogram of the others (``n`` splits for
-``k = 2``, ``O(n²)`` for ``k = 3``, every ``(h_a, h_b)`` and partition of the rest into at most
-``k − 2`` parts for ``k >= 4``). It is exact and complete, but its cost grows with ``n``:
+**Lemma 6 (fewer users, larger δ).** Let ``B`` be a box of histograms in which ``m``
+users are *undecided* (their values range over the box) and the others are fixed. For every
+``h`` in ``B``, ``δ(h) <= δ(h⁻)`` where ``h⁻`` is the histogram of the fixed users alone (a
+dataset of ``n − m`` users). *Proof:* the undecided users' reports are independent of the
+victim's and have the same law under both hypotheses, so the output under ``h`` is the
+output under ``h⁻`` plus independent noise, a post-processing applied to both laws; the
+hockey-stick divergence cannot increase (data processing).
+
+The search is then a maximum over every histogram of the others. For ``k = 2`` it is a
+branch and bound over intervals of ``h_a`` (Lemma 6 bounds an interval ``[c1, c2]`` by the
+split ``(c1, n − 1 − c2)`` of ``n − (c2 − c1)`` users): intervals are split until every bound
+left is within :data:`EXACT_RTOL` of the best split found; it is complete (an interval is
+dropped only when its bound is below a split's value), and at a work budget it stops with a
+certified bracket ``[best split, largest bound left]`` instead. For ``k = 3`` the search
+visits all ``O(n²)`` histograms; for ``k >= 4`` every ``(h_a, h_b)`` and partition of the rest
+into at most ``k − 2`` parts. Those are exact and complete, but their cost grows with ``n``:
 :func:`worst_case_delta` refuses (``ValueError``) beyond a work budget, and the calculator then
 answers with a certified bracket (:class:`~shufflelib.bounds.exact.ExactKRR`). No pruning by an
 unproved shape of δ(h): δ oscillates in ``h`` with period about ``1/(2q)`` (the fractional part
 of the mean of ``D``), with many local maxima, and neither the concentrated nor the balanced
 split is always worst (see the chapter).
 
-Numerical tolerance. ``k = 2``: the laws of the reports of the ``a``- and ``b``-holders are
-summed over windows of their mean ± (12 sd + 40); the mass outside (computed) moves δ by at
-most twice ``α + β`` times it, which is added; the pmfs come from a log-factorial table
-(relative error ``8 ulp × log(n!)`` in the exponent) and the sums have positive terms; that
-rounding budget is added too, so :func:`worst_case_delta` returns an *upper* end of a bracket
-whose width is well below ``1e-6`` relative (also returned, as ``lower``). ``k >= 3``: every
-output cell is summed (no truncation); each cell is a sum of positive terms known to relative
-``(n + 2) · 1e-15``, and a cell's possible error is added wherever it could be positive.
+Numerical tolerance. ``k = 2``: ``D`` is the sum of the a-holders' and the b-holders'
+reports; the one with fewer users is summed over a window of its mean ± (12 sd + 40) (the
+mass outside, computed, moves δ by at most twice ``α + β`` times it, which is added), the
+other is tabulated where the sums reach it, with its tail beyond the table from scipy's
+survival function. Each pmf is scipy's value at the window's mode times products of ratios
+(relative error ``_PMF_RTOL``) and the sums have positive terms; that rounding budget is
+added too, so each split's δ is an *upper* end of a bracket whose width is below ``1e-6``
+relative wherever δ is above about ``1e-40`` (below, the truncated tails dominate the width;
+the bracket stays valid). Values under ``1e-300`` count as underflowed, with an absolute
+budget.
+
+``k >= 3``: every output cell is summed (no truncation); each cell is a sum of positive
+terms known to relative ``(n + 2) · 1e-15``, and a cell's possible error is added wherever it
+could be positive.
 """
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln
 from scipy.stats import binom
 
 from .._roots import first_true
@@ -74,6 +92,7 @@ from .._validation import check_array, check_int, check_positive, check_probabil
 
 __all__ = [
     "WORK_LIMIT",
+    "EpsilonBracket",
     "WorstCase",
     "binary_split_deltas",
     "brute_force_worst_delta",
@@ -82,12 +101,19 @@ __all__ = [
     "pair_delta",
     "worst_case_delta",
     "worst_case_epsilon",
+    "worst_case_epsilon_bracket",
     "worst_case_work",
 ]
 
 #: Largest estimated run time, in seconds, of one complete search that :func:`worst_case_delta`
 #: accepts (see :func:`worst_case_work`); also ``ExactKRR``'s budget for one answer.
 WORK_LIMIT = 4.0
+#: A bracket narrower than this (relative) is reported as the exact worst case.
+EXACT_RTOL = 1e-6
+#: Relative accuracy of each binomial pmf of the binary search (scipy's anchor + ratio products).
+_PMF_RTOL = 1e-12
+#: Values below this are treated as underflowed (with an absolute error budget).
+_TINY = 1e-300
 #: Relative rounding budget per user of the grid computations (k >= 3).
 _GRID_RTOL = 1e-15
 
@@ -245,19 +271,6 @@ def brute_force_worst_delta(n: int, k: int, eps0: float, eps: object) -> np.ndar
 
 
 # --------------------------------------------------------------------------- k = 2
-@lru_cache(maxsize=8)
-def _log_factorials(n: int) -> np.ndarray:
-    return gammaln(np.arange(n + 2, dtype=float) + 1.0)
-
-
-def _log_binom_pmf(x: np.ndarray, m: np.ndarray, log_p: float, log_1mp: float, lf: np.ndarray) -> np.ndarray:
-    inside = (x >= 0) & (x <= m)
-    xi = np.where(inside, x, 0).astype(np.int64)
-    mi = np.broadcast_to(m, x.shape).astype(np.int64)
-    out = lf[mi] - lf[xi] - lf[np.where(inside, mi - xi, 0)] + xi * log_p + (mi - xi) * log_1mp
-    return np.where(inside, out, -np.inf)
-
-
 def binary_split_deltas(
     n: int, eps0: float, eps: float, splits: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -282,70 +295,214 @@ def binary_split_deltas(
     (True, 0.4434, 0.3596)
     """
     n, _, eps0, eps_arr = _check(n, 2, eps0, eps)
-    gamma = math.exp(float(eps_arr[0]))
-    p, q = krr_probabilities(2, eps0)
-    alpha, beta = p - gamma * q, gamma * p - q
     ha = np.arange(n, dtype=np.int64) if splits is None else np.asarray(splits, dtype=np.int64).ravel()
     if ha.size == 0 or ha.min() < 0 or ha.max() > n - 1:
         raise ValueError(f"splits must be integers in [0, {n - 1}]")
-    hb = n - 1 - ha
+    return _split_deltas(ha, n - 1 - ha, eps0, float(eps_arr[0]))
+
+
+def _binom_window(m: np.ndarray, p: np.ndarray, odds: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
+    """``Pr[Bin(m, p) = lo + j]`` for ``j < width`` (one row per entry of ``m``), to relative ``_PMF_RTOL``.
+
+    The pmf at the mode of each window (scipy's, accurate to a few ulps) times products of
+    the ratios ``Pr[x + 1] / Pr[x] = (m − x) odds / (x + 1)`` away from it (``odds = p / (1 − p)``,
+    passed exactly: ``1 − p`` rounds to 0 for large ``eps0``): each entry is
+    within ``width`` roundings of the anchor, and values only decrease away from the mode, so
+    nothing overflows.
+    """
+    j = np.arange(width, dtype=np.int64)
+    x = lo[:, None] + j[None, :]
+    mode = np.clip(np.floor((m + 1) * p).astype(np.int64), lo, np.minimum(lo + width - 1, m)) - lo
+    step = np.where(x < m[:, None], (m[:, None] - x) / (x + 1.0) * odds[:, None], 0.0)  # Pr[x+1]/Pr[x]
+    above = j[None, :] >= mode[:, None]
+    up = np.cumprod(np.where(above, step, 1.0), axis=1)  # Π_{mode <= i <= j} step_i
+    up = np.hstack([np.ones((m.size, 1)), up[:, :-1]])  # Π_{mode <= i < j}
+    inv = np.where(above | (step == 0.0), 1.0, 1.0 / np.where(step == 0.0, 1.0, step))
+    down = np.cumprod(inv[:, ::-1], axis=1)[:, ::-1]  # Π_{j <= i < mode} 1/step_i
+    anchor = binom.pmf(lo + mode, m, p)
+    return anchor[:, None] * np.where(above, up, down) * (x <= m[:, None])
+
+
+def _window_width(m: np.ndarray, p: float, q: float) -> int:
+    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` for the largest ``m``."""
+    return int(np.ceil(24.0 * math.sqrt(float(m.max()) * p * q) + 80.0))
+
+
+def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bracket ``(upper, lower)`` of ``H_{e^ε}(P‖Q)`` of binary RR, one row per ``(h_a, h_b)``.
+
+    The victim holds ``a`` under ``P`` and ``b`` under ``Q``, ``h_a`` others hold ``a`` and
+    ``h_b`` hold ``b``; rows may have different numbers of users ``h_a + h_b + 1`` (the
+    branch and bound evaluates datasets with users removed, Lemma 6).
+    """
+    ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
+    users = ha + hb + 1
+    gamma = math.exp(eps)
+    p, q = krr_probabilities(2, eps0)
+    alpha, beta = p - gamma * q, gamma * p - q
     rows = ha.size
     if alpha <= 0.0:
         return np.zeros(rows), np.zeros(rows)
-    lf = _log_factorials(n)
-    log_p, log_q = math.log(p), math.log(q)
-    # Windows of X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
-    # b-holders'), mean ± (12 sd + 40); the mass outside is computed and accounted for.
-    width = int(np.ceil(24.0 * math.sqrt((n - 1) * p * q) + 80.0))
-    j = np.arange(width, dtype=np.int64)
-    x_lo = np.clip(np.floor(ha * p - 12.0 * np.sqrt(ha * p * q) - 40.0), 0, ha).astype(np.int64)
-    y_lo = np.clip(np.floor(hb * q - 12.0 * np.sqrt(hb * p * q) - 40.0), 0, hb).astype(np.int64)
-    px = np.exp(_log_binom_pmf(x_lo[:, None] + j, ha[:, None], log_p, log_q, lf))
-    py = np.exp(_log_binom_pmf(y_lo[:, None] + j, hb[:, None], log_q, log_p, lf))
-    dropped = (
-        binom.cdf(x_lo - 1, ha, p)
-        + binom.sf(x_lo + width - 1, ha, p)
-        + binom.cdf(y_lo - 1, hb, q)
-        + binom.sf(y_lo + width - 1, hb, q)
-    )
-    zeros, ones = np.zeros((rows, 1)), np.ones((rows, 1))
-    pmf_y = np.hstack([zeros, py, zeros])  # Pr[Y = y_lo + c − 1] at column c, 0 outside
-    tail_y = np.hstack([ones, np.cumsum(py[:, ::-1], axis=1)[:, ::-1], zeros])  # Pr[Y >= y_lo + c − 1]
-    offset = (x_lo + y_lo - 1)[:, None] + j[None, :]
+    # D = X + Y with X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
+    # b-holders'). Per row, A is the one of X, Y with fewer users, summed over its window
+    # mean ± (12 sd + 40) (the mass outside computed and accounted for); B, the other, is
+    # tabulated only where the sums reach it: D(u) = Σ_a A(a) B(u − a) for u near u*.
+    narrow_x = ha <= hb
+    m_a, m_b = np.where(narrow_x, ha, hb), np.where(narrow_x, hb, ha)
+    p_a, p_b = np.where(narrow_x, p, q), np.where(narrow_x, q, p)
+    odds_a = np.where(narrow_x, math.exp(eps0), math.exp(-eps0))
+    odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
+    w_a = _window_width(m_a, p, q)
+    a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
+    pa = _binom_window(m_a, p_a, odds_a, a_lo, w_a)
+    dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
+    offset = a_lo[:, None] + np.arange(w_a)[None, :]  # the values a of A's window
 
-    def convolve(table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_x X(x) table(u − x)
-        column = np.clip(u[:, None] - offset, 0, width + 1)
-        return (px * np.take_along_axis(table, column, axis=1)).sum(axis=1)
+    def tables(lo_u: np.ndarray, hi_u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """B's pmf and tail ``Pr[B >= t]`` at ``t = start + c`` for every ``u − a``, ``u`` in ``[lo_u − 1, hi_u]``."""
+        start = lo_u - 1 - (a_lo + w_a - 1)
+        width = int((hi_u - lo_u).max()) + w_a + 1
+        inside = np.clip(start, 0, m_b)
+        window = _binom_window(m_b, p_b, odds_b, inside, width)
+        column = np.arange(width)[None, :] - (inside - start)[:, None]  # shift onto t = start + c
+        pmf = np.take_along_axis(window, np.clip(column, 0, width - 1), axis=1) * (column >= 0)
+        beyond = binom.sf(start + width - 1, m_b, p_b)  # Pr[B >= start + width]
+        tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
+        return start, pmf, tail
 
-    # u* = first u in [0, n] with α D(u − 1) > β D(u) (a threshold by log-concavity), by
-    # bisection started from the normal approximation and widened until it brackets u*.
+    def convolve(start: np.ndarray, table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_a A(a) table(u − a)
+        column = np.clip(u[:, None] - offset - start[:, None], 0, table.shape[1] - 1)
+        return (pa * np.take_along_axis(table, column, axis=1)).sum(axis=1)
+
+    # u* = first u in [0, users] with α D(u − 1) > β D(u) (a threshold by log-concavity): a
+    # bracket around the normal approximation, widened (×8) until it holds u*, then bisection.
     ratio = beta / alpha
+    mean = ha * p + hb * q
 
-    def crossed(u: np.ndarray) -> np.ndarray:
-        return convolve(pmf_y, u - 1) > ratio * convolve(pmf_y, u)
+    def crossed(start: np.ndarray, pmf: np.ndarray, u: np.ndarray) -> np.ndarray:
+        before, at = convolve(start, pmf, u - 1), convolve(start, pmf, u)
+        # both below the smallest float: crossed above the mean
+        return (before > ratio * at) | ((before < _TINY) & (at < _TINY) & (u > mean))
 
-    mean, var = ha * p + hb * q, (n - 1) * p * q
-    guess = mean + 0.5 + var * math.log(ratio)
-    spread = 3.0 * np.sqrt(var) + 8.0
-    left = np.clip(np.floor(guess - spread), 0, n).astype(np.int64)
-    right = np.clip(np.ceil(guess + spread), 0, n).astype(np.int64)
-    left = np.where(crossed(left), 0, left)  # invariant: not crossed below left ...
-    right = np.where(crossed(right), right, n).astype(np.int64)  # ... crossed at right (D(n) = 0 < D(n − 1))
+    # Beyond mean ± R, R = 40 sd + 1000, D < e^-800 (Bernstein): a u* out there changes δ by
+    # less than the absolute budget below, so the guess is clipped to that range.
+    sd = np.sqrt((users - 1) * p * q)
+    guess = np.clip(mean + 0.5 + sd**2 * math.log(ratio), mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
+    reach = np.full(rows, 4.0)
+    left, right = np.zeros(rows, dtype=np.int64), users.copy()  # crossed at users (D(users) = 0)
+    unsure = np.ones(rows, dtype=bool)
+    while unsure.any():
+        lo_try = np.clip(np.floor(guess - reach), 0, users).astype(np.int64)
+        hi_try = np.clip(np.ceil(guess + reach), 0, users).astype(np.int64)
+        start, pmf, _ = tables(lo_try, hi_try)
+        ok_lo = (lo_try == 0) | ~crossed(start, pmf, lo_try)  # not crossed below lo_try (or nothing below)
+        ok_hi = (hi_try == users) | crossed(start, pmf, hi_try)
+        held = unsure & ok_lo & ok_hi
+        left, right = np.where(held, lo_try, left), np.where(held, hi_try, right)
+        unsure &= ~held
+        reach = np.where(unsure, reach * 8.0, reach)
+    # invariant: u* >= left and crossed at right
+    start, pmf, tail = tables(left, right)
     while True:
         active = left < right
         if not active.any():
             break
         mid = (left + right) // 2
-        true = crossed(mid)
+        true = crossed(start, pmf, mid)
         right = np.where(active & true, mid, right)
         left = np.where(active & ~true, mid + 1, left)
-    first, second = alpha * convolve(tail_y, left - 1), beta * convolve(tail_y, left)
+    first, second = alpha * convolve(start, tail, left - 1), beta * convolve(start, tail, left)
     value = np.maximum(first - second, 0.0)
-    # Relative accuracy of each convolution: the log-factorial table (absolute error a few ulps
-    # of its largest entry, in the exponent of both pmfs) and the positive sums (width terms).
-    rtol = 8.0 * np.finfo(float).eps * (lf[n] + 1.0) + 4.0 * width * np.finfo(float).eps
-    err = rtol * (first + second) + 2.0 * (alpha + beta) * dropped  # threshold and tails
+    # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
+    # (_PMF_RTOL each) and the positive sums (B's table, then A's window); below the smallest
+    # normal float, an absolute budget per output count.
+    rtol = 2.0 * _PMF_RTOL + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
+    err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
     return value + err, np.maximum(value - err, 0.0)
+
+
+def _splits_cost(ha: np.ndarray, hb: np.ndarray, eps0: float) -> float:
+    """Estimated seconds of :func:`_split_deltas` on these rows (one core of the CI machine).
+
+    Each row sums the narrower law (``w_a`` columns) at about a dozen thresholds, against a
+    table of the wider one of about as many columns (memory-bound when wide).
+    """
+    p, q = krr_probabilities(2, eps0)
+    ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
+    w_a = _window_width(np.minimum(ha, hb), p, q)
+    return ha.size * (1e-5 + 1.6e-7 * w_a * (1.0 + w_a / 5e4))
+
+
+@dataclass(frozen=True)
+class _Bracket:
+    upper: float
+    lower: float
+    split: int  # h_a of the best split evaluated (the victim's order of Lemma 2)
+    spent: float = 0.0  # estimated seconds used
+
+
+def _binary_branch_and_bound(
+    n: int, eps0: float, eps: float, work_limit: float, threshold: float | None = None
+) -> _Bracket:
+    """Worst split of binary RR by branch and bound over intervals of ``h_a`` (Lemma 6).
+
+    An interval ``[c1, c2]`` of splits is bounded by the split ``(c1, n − 1 − c2)`` of the
+    ``n − (c2 − c1)`` users left when its ``c2 − c1`` undecided users are removed; a single
+    split is evaluated exactly. The interval with the largest bound is split in eight until
+    every remaining bound is within :data:`EXACT_RTOL` of the best split found, or the
+    estimated time reaches ``work_limit`` (then the bracket is wider). With ``threshold``,
+    stop instead as soon as every bound is at most ``threshold`` or a split is above
+    ``threshold (1 − 2 EXACT_RTOL)``.
+    """
+    ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
+    if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
+        return _Bracket(math.inf, 0.0, n - 1, 0.0)
+    todo = [(0, 0), (n - 1, n - 1)]
+    for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
+        edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
+        first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+        starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
+        if _splits_cost(starts, n - 1 - stops, eps0) <= work_limit / 4.0 or pieces == 1:
+            todo += first
+            break
+    heap: list[tuple[float, int, int]] = []
+    lower, top_point, best = 0.0, 0.0, n - 1
+    spent = 0.0
+    while True:
+        c1 = np.array([a for a, _ in todo], dtype=np.int64)
+        c2 = np.array([b for _, b in todo], dtype=np.int64)
+        up, lo = _split_deltas(c1, n - 1 - c2, eps0, eps)
+        spent += _splits_cost(c1, n - 1 - c2, eps0)
+        for (a, b), high, low in zip(todo, up, lo, strict=True):
+            if a == b:
+                top_point = max(top_point, float(high))
+                if low > lower:
+                    lower, best = float(low), a
+            else:
+                heapq.heappush(heap, (-float(high), a, b))
+        while heap and -heap[0][0] <= lower:  # intervals no better than a split already found
+            heapq.heappop(heap)
+        upper = max(top_point, -heap[0][0] if heap else 0.0)
+        if threshold is None:
+            done = upper <= lower * (1.0 + EXACT_RTOL)
+        else:  # decided: all below, or a split above (or within 2 EXACT_RTOL below) the threshold
+            done = upper <= threshold or lower > threshold * (1.0 - 2.0 * EXACT_RTOL)
+        if done or not heap:  # no heap: only the points' numerical brackets
+            return _Bracket(upper, lower, best, spent)
+        todo = []
+        while heap and len(todo) < 64:  # split the best intervals in eight, within the budget
+            _, a, b = heap[0]
+            cuts = np.unique(np.linspace(a, b + 1, min(b + 1 - a, 8) + 1).astype(np.int64))
+            children = [(int(x), int(y) - 1) for x, y in zip(cuts[:-1], cuts[1:], strict=True)]
+            trial = todo + children
+            starts = np.array([x for x, _ in trial], dtype=np.int64)
+            stops = np.array([y for _, y in trial], dtype=np.int64)
+            if spent + _splits_cost(starts, n - 1 - stops, eps0) > work_limit:
+                break
+            heapq.heappop(heap)
+            todo = trial
+        if not todo:
+            return _Bracket(upper, lower, best, spent)
 
 
 # --------------------------------------------------------------------------- k >= 3
@@ -467,6 +624,10 @@ class WorstCase:
     others
         A histogram of the other users attaining the worst case at the largest ε asked (the
         victim holds value 0 or 1).
+    exact
+        Whether ``delta`` is within :data:`EXACT_RTOL` (relative) of ``lower`` at every ε:
+        always for ``k >= 3`` (the search refuses beyond its budget); for ``k = 2`` the branch
+        and bound may stop at its budget with a wider certified bracket.
 
     Examples
     --------
@@ -478,6 +639,7 @@ class WorstCase:
     delta: np.ndarray
     lower: np.ndarray
     others: tuple[int, ...]
+    exact: bool = True
 
 
 def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float = WORK_LIMIT) -> WorstCase:
@@ -494,7 +656,9 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
     eps
         Values of ε >= 0.
     work_limit
-        Refuse (``ValueError``) when :func:`worst_case_work` exceeds it.
+        ``k >= 3``: refuse (``ValueError``) when :func:`worst_case_work` exceeds it.
+        ``k = 2``: the branch and bound's budget (estimated seconds); beyond it the result is a
+        wider certified bracket and ``exact`` is false.
 
     Returns
     -------
@@ -503,26 +667,26 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
     Examples
     --------
     >>> w = worst_case_delta(20, 2, 3.0, [0.0])
-    >>> round(float(w.delta[0]), 4), w.others  # the victim's order: 9 others share its value
-    (0.4434, (9, 10))
+    >>> round(float(w.delta[0]), 4), w.others  # ten others share the victim's value (nine: the same δ)
+    (0.4434, (10, 9))
     """
     n, k, eps0, eps = _check(n, k, eps0, eps)
     work = worst_case_work(n, k)
-    if work > work_limit:
+    if k >= 3 and work > work_limit:
         raise ValueError(
             f"n = {n} is beyond the exact search for k = {k} (about {work:.2g} s > {work_limit:.2g} s); "
             "use ExactKRR for a certified bracket"
         )
-    if k == 2:
+    if k == 2:  # branch and bound (Lemma 6): never refuses, may return a wider bracket
         upper, lower = np.zeros(eps.shape), np.zeros(eps.shape)
-        arg = 0
+        split, exact = n - 1, True
         for i, e in enumerate(eps):
             if e >= eps0:  # every likelihood ratio is within [e^-eps0, e^eps0]: δ = 0
                 continue
-            up, lo = binary_split_deltas(n, eps0, float(e))
-            arg = int(up.argmax())
-            upper[i], lower[i] = up.max(), lo.max()
-        return WorstCase(upper, lower, (arg, n - 1 - arg))
+            found = _binary_branch_and_bound(n, eps0, float(e), work_limit)
+            upper[i], lower[i], split = found.upper, found.lower, found.split
+            exact &= found.upper <= found.lower * (1.0 + EXACT_RTOL)
+        return WorstCase(upper, lower, (split, n - 1 - split), bool(exact))
     if k == 3:
         value, others = _three_value_deltas(n, eps0, eps)
     else:
@@ -560,11 +724,8 @@ def worst_case_epsilon(
 ) -> tuple[float, tuple[int, ...]]:
     """Exact worst-case ε(δ) of shuffled k-RR (rounded up) and a dataset attaining it.
 
-    ``ε = max_h ε_h(δ)`` over the histograms ``h`` of the others. Iteration: take the worst
-    dataset ``h`` at the current ε, solve ``δ_h(ε) = δ`` for that one dataset (cheap), and
-    run the complete search at the new ε; stop when no dataset exceeds ``δ`` there. Every
-    step raises ε to the root of some dataset, so the loop ends at the largest root, and
-    the last complete search certifies it.
+    The upper end of :func:`worst_case_epsilon_bracket` (exact unless that bracket says
+    otherwise, which happens only for ``k = 2`` beyond the branch and bound's budget).
 
     Examples
     --------
@@ -572,24 +733,133 @@ def worst_case_epsilon(
     >>> round(eps, 4), others
     (1.4261, (19, 0))
     """
+    found = worst_case_epsilon_bracket(n, k, eps0, delta, work_limit)
+    return found.upper, found.others
+
+
+@dataclass(frozen=True)
+class EpsilonBracket:
+    """The worst-case ε at one δ: a certified bracket and a dataset.
+
+    Attributes
+    ----------
+    upper
+        A valid ε (rounded up): no neighbouring pair has δ above the target there. For
+        ``k = 2`` it is the root of the worst dataset at ``δ (1 − 2e-6)`` (so that the search
+        can certify it): when ``exact``, the exact worst-case ε at a δ within ``2e-6``
+        (relative) of the target, rounded up.
+    lower
+        A lower bound on the exact worst-case ε (the root of ``others``, rounded down).
+    others
+        The histogram of the other users of the worst dataset found (the victim holds 0 or 1).
+    exact
+        Whether ``upper`` is the exact worst case (at the target δ for ``k >= 3``, at a δ within
+        ``2e-6`` relative of it for ``k = 2``), up to the root finding's ``1e-9``.
+
+    Examples
+    --------
+    >>> b = worst_case_epsilon_bracket(20, 2, 3.0, 0.3)
+    >>> b.exact, b.lower <= b.upper <= b.lower * (1 + 1e-5)
+    (True, True)
+    """
+
+    upper: float
+    lower: float
+    others: tuple[int, ...]
+    exact: bool
+
+
+def worst_case_epsilon_bracket(
+    n: int, k: int, eps0: float, delta: float, work_limit: float = WORK_LIMIT, ceiling: float | None = None
+) -> EpsilonBracket:
+    """Worst-case ε(δ) of shuffled k-RR over all neighbouring pairs, as a certified bracket.
+
+    ``ε = max_h ε_h(δ)`` over the histograms ``h`` of the others. Iteration: take the worst
+    dataset ``h`` at the current ε, solve ``δ_h(ε) = δ`` for that one dataset (cheap), and
+    search all datasets at the new ε; stop when none exceeds ``δ`` there. Every step raises ε
+    to the root of some dataset, so the loop ends at the largest root, certified by the last
+    search. For ``k = 2`` each search is the branch and bound asked only "does any dataset
+    exceed δ?" (with three quarters of what is left of ``work_limit``); if one cannot decide, the bracket's upper
+    end is found by bisection between the last root and ``ceiling`` (a valid ε supplied by the
+    caller, default ``eps0``) with the same decisions, and ``exact`` is false.
+
+    Examples
+    --------
+    >>> b = worst_case_epsilon_bracket(10**5, 2, 1.0, 1e-6, work_limit=0.05)
+    >>> b.lower <= b.upper, b.exact
+    (True, False)
+    """
     n, k, eps0, _ = _check(n, k, eps0, 0.0)
     delta = check_probability("delta", delta)
-    eps = 0.0
-    search = worst_case_delta(n, k, eps0, [eps], work_limit)
-    if search.delta[0] <= delta:
-        return 0.0, search.others
+    ceiling = eps0 if ceiling is None else min(float(ceiling), eps0)
+
+    left = [work_limit]  # estimated seconds left for the k = 2 searches
+
+    def search(e: float, share: float) -> tuple[float, bool, tuple[int, ...]]:
+        """(upper end, whether some dataset exceeds δ, a worst dataset found) at ``e``.
+
+        For ``k = 2``, the branch and bound with ``share`` of the budget left; "exceeds" means
+        a split above ``δ (1 − 2 EXACT_RTOL)``: the next ε is that split's root at that level.
+        """
+        if k == 2:
+            if e >= eps0:
+                return 0.0, False, (n - 1, 0)
+            found = _binary_branch_and_bound(n, eps0, e, share * left[0], threshold=delta)
+            left[0] -= found.spent
+            exceeds = found.lower > delta * (1.0 - 2.0 * EXACT_RTOL)
+            return found.upper, exceeds, (found.split, n - 1 - found.split)
+        whole = worst_case_delta(n, k, eps0, [e], work_limit)
+        return float(whole.delta[0]), True, whole.others
+
+    def root(others: tuple[int, ...], start: float, end: int) -> float:
+        """First ε >= start where the ``end`` (0: upper, 1: lower) of δ of ``others`` is <= its level.
+
+        The level is δ for the lower end and, for ``k = 2``, ``δ (1 − 2 EXACT_RTOL)`` for the
+        upper end, so that the next search can certify every other split below δ.
+        """
+        level = delta * (1.0 - 2.0 * EXACT_RTOL) if k == 2 and end == 0 else delta
+
+        def value(e: float) -> float:
+            if k == 2:
+                return float(binary_split_deltas(n, eps0, e, np.array(others[:1]))[end][0])
+            return float(pair_delta(n, k, eps0, [e], others)[0])
+
+        def score(e: float) -> float:
+            d = value(e)
+            return math.log(d) - math.log(level) if d > 0 else -1e300
+
+        return first_true(lambda e: value(e) <= level, score, start, eps0)
+
+    def step(found: tuple[int, ...], start: float, lower: float) -> tuple[float, float]:
+        """(next ε, lower end): the root of ``found`` (nudged up by the root's tolerance if it does not move)."""
+        nxt = root(found, start, 0)
+        nxt = nxt if nxt > start else start * (1.0 + 1e-9) + 1e-12
+        return nxt, max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)  # the tolerance, downward
+
+    eps, lower = 0.0, 0.0
+    upper_d, exceeds, others = search(eps, 0.75)
     for _ in range(64):
-        others = search.others
-
-        def ok(e: float, others=others) -> bool:
-            return float(pair_delta(n, k, eps0, [e], others)[0]) <= delta
-
-        def score(e: float, others=others) -> float:
-            d = float(pair_delta(n, k, eps0, [e], others)[0])
-            return math.log(d) - math.log(delta) if d > 0 else -1e300
-
-        eps = first_true(ok, score, eps, eps0)
-        search = worst_case_delta(n, k, eps0, [eps], work_limit)
-        if search.delta[0] <= delta:
-            return eps, others
-    raise RuntimeError("worst_case_epsilon did not converge")  # pragma: no cover
+        if upper_d <= delta:
+            return EpsilonBracket(eps, lower, others, True)
+        if not exceeds:
+            break  # undecided within the budget (k = 2 only)
+        found = others
+        eps, lower = step(found, eps, lower)
+        upper_d, exceeds, others = search(eps, 0.75)
+        others = found if upper_d <= delta else others
+    else:  # pragma: no cover
+        raise RuntimeError("worst_case_epsilon did not converge")
+    hi = ceiling
+    for _ in range(8):  # bisection towards a smaller certified ε
+        mid = 0.5 * (eps + hi)
+        upper_d, exceeds, found = search(mid, 0.25)
+        if upper_d <= delta:
+            hi = mid
+        elif exceeds:
+            eps, lower = step(found, mid, lower)
+            others = found
+        else:
+            eps = mid  # undecided: look above
+        if eps >= hi:
+            break
+    return EpsilonBracket(hi, lower, others, False)
