@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..bounds.base import soundness_record
-from ..composition import RoundModel, pair_step, profile_model
+from ..composition import COARSE, RoundModel, pair_step, profile_model
 from ..composition.clone_pld import clone_blocks_pld
 from ..population.bounds import PopulationBound
 from ..population.choice import ACCEPTS, BOUNDS, bound_for
@@ -190,9 +190,10 @@ def round_model(bound: PopulationBound) -> RoundModel:
             scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + bound.clone_count(eps0).mean())
             return pair_step(scale, eps0, rounds)
 
-        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0)
+        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=COARSE)
+    closed = type(bound)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
     return profile_model(
-        lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e]),
+        None if closed else (lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e])),
         bound.epsilon,
         bound.max_eps0,
         cap=lambda eps0: eps0,

@@ -54,6 +54,7 @@ from ..segmented.clone_pairs import RESOLUTION
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS, clone_pair_pld
 from .model import (
+    COARSE,
     ComposedCurve,
     RoundModel,
     composed_delta,
@@ -309,6 +310,7 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
         largest=lambda e, d: bound.max_eps0(n, e, d),
         note=note,
         lower_bound=how == "lower pair",
+        coarse=COARSE,
     )
 
 
@@ -367,7 +369,7 @@ def compose_bound(
 
 
 def max_eps0_composed(
-    bound: AmplificationBound, n: int, eps: float, delta: float, rounds: int, *, rtol: float = 1e-4
+    bound: AmplificationBound, n: int, eps: float, delta: float, rounds: int, *, rtol: float = 1e-3
 ) -> float:
     """Largest ``eps0`` per round such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down).
 

@@ -19,8 +19,8 @@ rounds; the calculator's families only build the model.
 
 Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ)``-DP"
 is a root of the composed ε in ``x``, bracketed by the single-round answer
-(composition never helps). It is found first on a grid ``COARSE`` times coarser
-(and a profile sampled at a quarter of the points)
+(composition never helps). For a pair it is found first on a grid
+:attr:`RoundModel.coarse` (``COARSE``) times coarser
 (to a relative ``2e-2``, from ``hi / sqrt(T)``: composed ε grows roughly like
 ``sqrt(T)``), then refined on the default grid by secant steps in ``log x`` vs
 ``log ε``, each candidate checked: the answer is the
@@ -41,7 +41,14 @@ from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
 from .pld import LossDistribution, compose
-from .profile import PROFILE_POINTS, profile_end, sampled_profile_pld
+from .profile import (
+    PROFILE_EPS_MAX,
+    PROFILE_POINTS,
+    PROFILE_TAIL,
+    inverse_profile_pld,
+    profile_end,
+    sampled_profile_pld,
+)
 
 __all__ = [
     "COARSE",
@@ -138,6 +145,11 @@ class RoundModel:
         the composed search from above).
     note
         A sentence the calculator adds to its record (e.g. which end of a bracket is composed).
+    lower_bound
+        Whether the distributions are a lower bound (``"lower pair"``).
+    coarse
+        Factor by which the first stage of :func:`largest_composed` coarsens the grid (1: no
+        coarse stage, for a model whose cost does not shrink with the grid, e.g. a profile).
 
     Examples
     --------
@@ -154,6 +166,7 @@ class RoundModel:
     largest: Callable[[float, float], float]
     note: str | None = None
     lower_bound: bool = field(default=False)
+    coarse: float = 1.0
 
     def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step :attr:`step`)."""
@@ -177,7 +190,7 @@ def profile_step(end: float, rounds: int) -> float:
 
 
 def profile_model(
-    profile_at: Callable[[float], Callable[[np.ndarray], np.ndarray]],
+    profile_at: Callable[[float], Callable[[np.ndarray], np.ndarray]] | None,
     epsilon: Callable[[float, float], float],
     largest: Callable[[float, float], float],
     *,
@@ -190,7 +203,9 @@ def profile_model(
     Parameters
     ----------
     profile_at
-        ``profile_at(x)``: δ(ε) for an array of ε >= 0, a valid symmetric upper bound.
+        ``profile_at(x)``: δ(ε) for an array of ε >= 0, a valid symmetric upper bound; ``None``
+        for a bound that is a closed form ε(δ): then ``epsilon`` is sampled on a δ grid instead
+        (:func:`~shufflelib.composition.profile.inverse_profile_pld`).
     epsilon, largest
         One round's ε and largest ``x`` (see :class:`RoundModel`).
     cap
@@ -198,7 +213,8 @@ def profile_model(
     note
         See :class:`RoundModel`.
     points
-        Number of profile points sampled per round.
+        Number of profile points sampled per round (half in the coarse stage of
+        :func:`largest_composed`: fewer guarantees, still valid).
 
     Examples
     --------
@@ -215,21 +231,38 @@ def profile_model(
     >>> b.epsilon(10_000, 1.0, 1e-6) < r["eps"] < r["advanced"]
     True
     """
+    profiles: dict[float, Callable[[np.ndarray], np.ndarray]] = {}
     ends: dict[float, float] = {}
 
     def vectorized(x: float) -> Callable[[np.ndarray], np.ndarray]:
-        inner = profile_at(x)
-        return lambda e: np.asarray(inner(np.atleast_1d(np.asarray(e, dtype=float))), dtype=float)
+        if x not in profiles:  # one profile object per x (building one may be costly)
+            if len(profiles) > 64:
+                profiles.clear()
+            inner = profile_at(x)
+            profiles[x] = lambda e: np.asarray(inner(np.atleast_1d(np.asarray(e, dtype=float))), dtype=float)
+        return profiles[x]
+
+    def safe_epsilon(x: float, d: float) -> float:
+        try:
+            return float(epsilon(x, d))
+        except NotApplicableError:
+            return math.inf
 
     def end(x: float) -> float:
         if x not in ends:
             if len(ends) > 64:
                 ends.clear()
-            ends[x] = profile_end(vectorized(x), cap(x))
+            if profile_at is None:
+                value = safe_epsilon(x, PROFILE_TAIL)
+                ends[x] = value if math.isfinite(value) else (cap(x) or PROFILE_EPS_MAX)
+            else:
+                ends[x] = profile_end(vectorized(x), cap(x))
         return ends[x]
 
     def build(x: float, step: float, coarse: bool = False) -> tuple[LossDistribution, ...]:
-        used = max(16, points // 4) if coarse else points  # a subset of the profile: still valid
+        used = points
+        if profile_at is None:
+            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=used),)
         return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=used),)
 
     return RoundModel(
@@ -298,12 +331,13 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     }
 
 
-def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-4) -> float:
+def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
     The answer ``x`` has been checked: its composed ε on the default grid is ``<= eps``; it is
-    within a relative ``rtol`` of the largest such ``x`` when the secant steps converge, and
-    otherwise the bisection that follows them is.
+    within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
+    discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
+    steps converge, and otherwise the bisection that follows them is.
 
     Raises
     ------
@@ -323,18 +357,27 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     delta = check_probability("delta", delta)
     hi = model.largest(eps, delta)
 
+    scores: dict[tuple[float, bool], float] = {}
+    two_stages = model.coarse != 1.0
+
     def score(x: float, coarse: bool = False) -> float:
         """``log(composed ε / eps)`` at ``x`` (``inf`` where the grid is too fine to build)."""
-        step = model.step(x, rounds) * (COARSE if coarse else 1.0)
-        try:
-            value = model.curve(x, rounds, step, coarse).epsilon(delta)
-        except ValueError:
-            return math.inf
-        return math.log(max(value, 1e-300) / eps)
+        key = (x, coarse and two_stages)
+        if key not in scores:
+            step = model.step(x, rounds) * (model.coarse if key[1] else 1.0)
+            try:
+                value = model.curve(x, rounds, step, key[1]).epsilon(delta)
+            except ValueError:
+                value = math.inf
+            scores[key] = math.log(max(value, 1e-300) / eps)
+        return scores[key]
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
     # (first of slope 1) from hi / sqrt(rounds) until the root is bracketed, then the Illinois
-    # method, until ε is within 1% or x within a relative 2e-2.
+    # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: until x
+    # is within rtol, the evaluations being those of stage 2).
+    tol = math.log1p(rtol)
+    width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = min(eps / (2.0 * rounds), hi)
     bottom, top = math.log(lo), math.log(hi)
     t = max(top - 0.5 * math.log(rounds), bottom)
@@ -347,7 +390,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             a, fa = t, ft
         else:
             b, fb = t, ft
-        if abs(ft) <= 1e-2:
+        if abs(ft) <= close:
             start = t  # ε within 1%: the coarse grid is not more accurate than this
             break
         if not (math.isnan(a) or math.isnan(b)) or (ft <= 0 and t >= top) or (ft > 0 and t <= bottom):
@@ -361,14 +404,14 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
     elif not math.isnan(b) and math.isnan(start):
         side = 0
-        while b - a > 2e-2:
+        while b - a > width:
             if math.isfinite(fb):
                 t = (a * fb - b * fa) / (fb - fa)
                 t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
             else:
                 t = 0.5 * (a + b)
             ft = score(math.exp(t), True)
-            if abs(ft) <= 1e-2:
+            if abs(ft) <= close:
                 start = t
                 break
             if ft <= 0:
@@ -383,7 +426,9 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
     good, bad = -math.inf, top + 1e-12
-    tol = math.log1p(rtol)
+    if not two_stages:  # stage 1 evaluated on the default grid: its bracket holds
+        good = a if not math.isnan(fa) else good
+        bad = b if not math.isnan(fb) else bad
     t, prev = (a if math.isnan(start) else start), None
     for _ in range(8):
         ft = score(math.exp(t))
