@@ -44,6 +44,19 @@ def test_two_guarantees_of_randomized_response_give_randomized_response_back():
         assert ld.delta(e) == pytest.approx(float(rr.delta(e)), rel=1e-9)
 
 
+def test_one_guarantee_gives_the_canonical_pair_of_approximate_dp():
+    # (eps, delta)-DP alone: mass delta at +inf, (1 - delta) e^eps / (1 + e^eps) at eps and
+    # (1 - delta) / (1 + e^eps) at -eps (Kairouz, Oh, Viswanath; dp_accounting's
+    # from_privacy_parameters builds the same distribution).
+    eps, delta = 0.7, 1e-3
+    ld = profile_pld(np.array([eps]), np.array([delta]), step=0.1)
+    e = math.exp(eps)
+    assert ld.inf_mass == pytest.approx(delta, rel=1e-12)
+    assert ld.mass[-1] == pytest.approx((1 - delta) * e / (1 + e), rel=1e-12)
+    assert ld.mass[0] == pytest.approx((1 - delta) / (1 + e), rel=1e-12)
+    assert ld.mass[1:-1].sum() == pytest.approx(0.0, abs=1e-15)
+
+
 def test_a_non_convex_profile_is_replaced_by_its_hull_and_never_undershoots():
     # (eps, delta) points of a profile that is not convex in e^eps (a loose bound in the middle):
     # the pair keeps every guarantee (delta <= given at each point) and has nonnegative masses.

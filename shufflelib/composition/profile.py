@@ -83,6 +83,8 @@ PROFILE_POINTS = 128
 PROFILE_TAIL = 1e-30
 #: Largest ε searched for the end of a profile without a cap.
 PROFILE_EPS_MAX = 50.0
+#: Below this, a profile's last δ may go to +∞ (times at most 2) instead of an atom at the cap.
+_NEGLIGIBLE = 1e-20
 #: Unit roundoff of float64.
 _U = 2.0**-53
 
@@ -120,10 +122,11 @@ def profile_pld(eps: np.ndarray, delta: np.ndarray, step: float, *, eps_max: flo
         Grid spacing of the losses.
     eps_max
         A cap: the mechanism is ``eps_max``-DP, i.e. ``(eps_max, 0)`` is one more guarantee
-        (it must exceed every ``eps``). If the last ε is close to the cap (the chord to
-        ``(eps_max, 0)`` would more than double the last δ), the point is added as an atom at
-        ``eps_max``; otherwise the profile's last δ, times that factor (at most 2), is the mass
-        at ``+∞`` (placed at ``eps_max`` for Rényi moments: ``max_loss``).
+        (it must exceed every ``eps``), added as a point (an atom at ``eps_max``), unless the
+        last δ is negligible (``<= 1e-20``) and the last ε far from the cap (the chord to
+        ``(eps_max, 0)`` at most doubles the last δ): then that δ, times the chord's factor,
+        is the mass at ``+∞`` (placed at ``eps_max`` for Rényi moments: ``max_loss``), which
+        keeps the grid short.
 
     Examples
     --------
@@ -146,8 +149,10 @@ def profile_pld(eps: np.ndarray, delta: np.ndarray, step: float, *, eps_max: flo
         if cap <= float(e.max()):
             raise ValueError(f"eps_max must exceed every eps, got {eps_max!r} <= {float(e.max())!r}")
         last = int(np.argmax(e))
-        if float(np.min(d)) > 0.0 and -1.0 / math.expm1(float(e[last]) - cap) > 2.0:
-            # Close to the cap: the chord to (eps_max, 0) is a real atom at eps_max.
+        low = float(np.min(d))
+        if low > 0.0 and (low > _NEGLIGIBLE or -1.0 / math.expm1(float(e[last]) - cap) > 2.0):
+            # A last δ that matters, or close to the cap: the chord to (eps_max, 0) is a real
+            # atom at eps_max.
             e, d = np.append(e, cap), np.append(d, 0.0)
     k = np.ceil(e / step - 1e-12).astype(np.int64)
     k = np.where(k * step < e, k + 1, k)  # round up, whatever the float division did
