@@ -374,8 +374,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
     # (first of slope 1) from hi / sqrt(rounds) until the root is bracketed, then the Illinois
-    # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: until x
-    # is within rtol, the evaluations being those of stage 2).
+    # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: stage 2
+    # takes over as soon as the root is bracketed, with this bracket).
     tol = math.log1p(rtol)
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = min(eps / (2.0 * rounds), hi)
@@ -402,7 +402,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         t = min(max(t + max(min(step, 1.5), -1.5), bottom), top)
     if math.isnan(a):
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
-    elif not math.isnan(b) and math.isnan(start):
+    elif not math.isnan(b) and math.isnan(start) and two_stages:
         side = 0
         while b - a > width:
             if math.isfinite(fb):
@@ -420,8 +420,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             else:
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
-        if math.isfinite(fb):
-            slope = max((fb - fa) / (b - a), 1e-3)
+    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb):
+        slope = max((fb - fa) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
@@ -429,7 +429,12 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     if not two_stages:  # stage 1 evaluated on the default grid: its bracket holds
         good = a if not math.isnan(fa) else good
         bad = b if not math.isnan(fb) else bad
-    t, prev = (a if math.isnan(start) else start), None
+    if not two_stages and not (math.isnan(a) or math.isnan(b)):
+        # Start from the secant root of the bracket, just inside its safe side.
+        t, prev = a - fa / slope, (a, fa)
+        t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
+    else:
+        t, prev = (a if math.isnan(start) else start), None
     for _ in range(8):
         ft = score(math.exp(t))
         if ft <= 0:
