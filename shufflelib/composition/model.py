@@ -18,13 +18,15 @@ bound). :func:`composed_epsilon`, :func:`composed_delta` and
 rounds; the calculator's families only build the model.
 
 Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ)``-DP"
-is a root of the composed ε in ``x``, bracketed by the single-round answer
-(composition never helps). For a pair it is found first on a grid
-:attr:`RoundModel.coarse` (``COARSE``) times coarser
-(to a relative ``2e-2``, from ``hi / sqrt(T)``: composed ε grows roughly like
-``sqrt(T)``), then refined on the default grid by secant steps in ``log x`` vs
-``log ε``, each candidate checked: the answer is the
-largest ``x`` whose composed ε on the default grid was evaluated ``<= ε``.
+is a root of the composed ε in ``x``, bracketed from above by the single-round answer
+(composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
+``hi / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``). For a pair, a first stage
+on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+finds it to 1% in ε (Illinois method); then secant steps on the default grid, each aimed
+just beyond the root on the side opposite to the last point so that the bracket closes.
+A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
+the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
+composed ε on the default grid was evaluated ``<= ε``.
 """
 
 from __future__ import annotations
@@ -169,7 +171,7 @@ class RoundModel:
     coarse: float = 1.0
 
     def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
-        """The composed curve of ``rounds`` rounds at ``x`` (default step :attr:`step`)."""
+        """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``)."""
         step = self.step(x, rounds) if step is None else check_positive("step", step)
         return ComposedCurve([compose([(ld, rounds)]) for ld in self.build(x, step, coarse)], self.lower_bound)
 
