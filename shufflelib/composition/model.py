@@ -437,15 +437,20 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
     else:
         t, prev = (a if math.isnan(start) else start), None
+    f_good = f_bad = math.nan
+    if not two_stages:
+        f_good, f_bad = fa, fb
     for _ in range(8):
         ft = score(math.exp(t))
-        if ft <= 0:
-            good = max(good, t)
-        else:
-            bad = min(bad, t)
+        if ft <= 0 and t >= good:
+            good, f_good = t, ft
+        elif ft > 0 and t <= bad:
+            bad, f_bad = t, ft
         if good >= top or bad - good <= tol:
             return math.exp(good)
-        if prev is not None and prev[1] != ft and math.isfinite(ft) and math.isfinite(prev[1]):
+        if math.isfinite(good) and math.isfinite(f_bad) and not math.isnan(f_good) and f_bad != f_good:
+            slope = max((f_bad - f_good) / (bad - good), 1e-3)  # false position on the bracket
+        elif prev is not None and prev[1] != ft and math.isfinite(ft) and math.isfinite(prev[1]):
             slope = max((ft - prev[1]) / (t - prev[0]), 1e-3)
         root = t - ft / slope if math.isfinite(ft) else t - 10.0 * tol
         nxt = min(root + 0.4 * tol if ft <= 0 else root - 0.4 * tol, top)

@@ -190,7 +190,8 @@ class LossDistribution:
         def holds(e: float) -> bool:
             return self.delta(e) <= delta if up else self.delta(e) > delta
 
-        # The rounding slack decreases in ε: evaluated at the first candidate, it moves the
+        # The rounding slack decreases in ε: evaluated at the first candidate (below the root of
+        # an upper bound; with a margin for a lower bound, whose root moves down), it moves the
         # target so that the second root is on the safe side.
         slack = 0.0 if up else self.tail_mass
         for _ in range(2):
@@ -201,7 +202,8 @@ class LossDistribution:
             if holds(candidate):
                 return candidate
             w = -np.expm1(candidate - losses[losses > candidate])
-            slack = float(np.sqrt(w @ w)) * self.rounding + (0.0 if up else self.tail_mass)
+            # Optimistic: the root moves down, where the slack is larger: a margin of 1%.
+            slack = float(np.sqrt(w @ w)) * self.rounding * (1.0 if up else 1.01) + (0.0 if up else self.tail_mass)
         return self._epsilon_search(delta)
 
     def _epsilon_search(self, delta: float) -> float:
