@@ -10,7 +10,7 @@ import pytest
 from scipy.stats import binom
 
 from shufflelib.__main__ import main
-from shufflelib.bounds import BlanketBennett, ClonesNumerical, StrongerClones, TwoPairKRRLowerBound
+from shufflelib.bounds import ClonesNumerical, StrongerClones, TwoPairKRRLowerBound
 from shufflelib.composition import (
     MAX_ROUNDS,
     Round,
@@ -156,8 +156,9 @@ def test_bad_rounds_are_rejected(rounds):
 
 
 def test_non_composable_bounds_and_mixed_kinds_are_rejected():
+    # A lower bound without an explicit pair (k = 3: the larger of two pairs) composes neither way.
     with pytest.raises(ValueError, match="not composable"):
-        compose_bound(BlanketBennett(), 1_000, 1.0, 2)
+        compose_bound(TwoPairKRRLowerBound(mechanism="krr", k=3), 1_000, 1.0, 2)
     with pytest.raises(ValueError, match="lower-bound"):
         compose_rounds([Round(SC, 1_000, 1.0), Round(EXACT, 1_000, 1.0)])
 

@@ -381,7 +381,7 @@ class ExactKRR(AmplificationBound):
     >>> round(exact.delta(20, 3.0, 0.0), 4), round(TwoPairKRRLowerBound("krr", k=2).delta(20, 3.0, 0.0), 4)
     (0.4434, 0.3596)
     >>> exact.details("delta", 20, 3.0, 0.0)["worst_others"]
-    [10, 9]
+    [9, 10]
     """
 
     name = "exact-krr"

@@ -110,6 +110,8 @@ __all__ = [
 WORK_LIMIT = 4.0
 #: A bracket narrower than this (relative) is reported as the exact worst case.
 EXACT_RTOL = 1e-6
+#: Up to this many (split, ε) pairs, binary RR's worst case is computed for every split at once.
+_EXHAUSTIVE_ROWS = 20_000
 #: Relative accuracy of each binomial pmf of the binary search (scipy's anchor + ratio products).
 _PMF_RTOL = 1e-12
 #: Values below this are treated as underflowed (with an absolute error budget).
@@ -324,25 +326,33 @@ def _binom_window(m: np.ndarray, p: np.ndarray, odds: np.ndarray, lo: np.ndarray
 
 
 def _window_width(m: np.ndarray, p: float, q: float) -> int:
-    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` for the largest ``m``."""
-    return int(np.ceil(24.0 * math.sqrt(float(m.max()) * p * q) + 80.0))
+    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` for the largest ``m`` (at most ``m + 1``)."""
+    return int(min(np.ceil(24.0 * math.sqrt(float(m.max()) * p * q) + 80.0), m.max() + 1))
 
 
-def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tuple[np.ndarray, np.ndarray]:
+def _split_deltas(
+    ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float | np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Bracket ``(upper, lower)`` of ``H_{e^ε}(P‖Q)`` of binary RR, one row per ``(h_a, h_b)``.
 
     The victim holds ``a`` under ``P`` and ``b`` under ``Q``, ``h_a`` others hold ``a`` and
     ``h_b`` hold ``b``; rows may have different numbers of users ``h_a + h_b + 1`` (the
-    branch and bound evaluates datasets with users removed, Lemma 6).
+    branch and bound evaluates datasets with users removed, Lemma 6) and different ``ε``
+    (one value, or one per row).
     """
     ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
-    users = ha + hb + 1
-    gamma = math.exp(eps)
+    eps = np.broadcast_to(np.asarray(eps, dtype=float), ha.shape)
     p, q = krr_probabilities(2, eps0)
+    gamma = np.exp(eps)
     alpha, beta = p - gamma * q, gamma * p - q
     rows = ha.size
-    if alpha <= 0.0:
-        return np.zeros(rows), np.zeros(rows)
+    live = alpha > 0.0  # else every likelihood ratio is below e^ε: δ = 0
+    if not live.all():
+        upper, lower = np.zeros(rows), np.zeros(rows)
+        if live.any():
+            upper[live], lower[live] = _split_deltas(ha[live], hb[live], eps0, eps[live])
+        return upper, lower
+    users = ha + hb + 1
     # D = X + Y with X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
     # b-holders'). Per row, A is the one of X, Y with fewer users, summed over its window
     # mean ± (12 sd + 40) (the mass outside computed and accounted for); B, the other, is
@@ -358,60 +368,64 @@ def _split_deltas(ha: np.ndarray, hb: np.ndarray, eps0: float, eps: float) -> tu
     dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
     offset = a_lo[:, None] + np.arange(w_a)[None, :]  # the values a of A's window
 
-    def tables(lo_u: np.ndarray, hi_u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """B's pmf and tail ``Pr[B >= t]`` at ``t = start + c`` for every ``u − a``, ``u`` in ``[lo_u − 1, hi_u]``."""
-        start = lo_u - 1 - (a_lo + w_a - 1)
-        width = int((hi_u - lo_u).max()) + w_a + 1
-        inside = np.clip(start, 0, m_b)
-        window = _binom_window(m_b, p_b, odds_b, inside, width)
+    def tables(u: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows ``sel``: B's pmf and tail ``Pr[B >= t]`` at ``t = start + c``, every ``t = u − a`` and ``u − 1 − a``."""
+        start = u - 1 - (a_lo[sel] + w_a - 1)
+        width = w_a + 1
+        inside = np.clip(start, 0, m_b[sel])
+        window = _binom_window(m_b[sel], p_b[sel], odds_b[sel], inside, width)
         column = np.arange(width)[None, :] - (inside - start)[:, None]  # shift onto t = start + c
         pmf = np.take_along_axis(window, np.clip(column, 0, width - 1), axis=1) * (column >= 0)
-        beyond = binom.sf(start + width - 1, m_b, p_b)  # Pr[B >= start + width]
+        beyond = binom.sf(start + width - 1, m_b[sel], p_b[sel])  # Pr[B >= start + width]
         tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
         return start, pmf, tail
 
-    def convolve(start: np.ndarray, table: np.ndarray, u: np.ndarray) -> np.ndarray:  # Σ_a A(a) table(u − a)
-        column = np.clip(u[:, None] - offset - start[:, None], 0, table.shape[1] - 1)
-        return (pa * np.take_along_axis(table, column, axis=1)).sum(axis=1)
+    def convolve(start: np.ndarray, table: np.ndarray, u: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        """Rows ``sel``: Σ_a A(a) table(u − a)."""
+        column = np.clip(u[:, None] - offset[sel] - start[:, None], 0, table.shape[1] - 1)
+        return (pa[sel] * np.take_along_axis(table, column, axis=1)).sum(axis=1)
 
     # u* = first u in [0, users] with α D(u − 1) > β D(u) (a threshold by log-concavity): a
     # bracket around the normal approximation, widened (×8) until it holds u*, then bisection.
     ratio = beta / alpha
     mean = ha * p + hb * q
 
-    def crossed(start: np.ndarray, pmf: np.ndarray, u: np.ndarray) -> np.ndarray:
-        before, at = convolve(start, pmf, u - 1), convolve(start, pmf, u)
+    def crossed(u: np.ndarray, sel: np.ndarray) -> np.ndarray:
+        """Rows ``sel`` (indices): whether ``α D(u − 1) > β D(u)``."""
+        start, pmf, _ = tables(u, sel)
+        before, at = convolve(start, pmf, u - 1, sel), convolve(start, pmf, u, sel)
         # both below the smallest float: crossed above the mean
-        return (before > ratio * at) | ((before < _TINY) & (at < _TINY) & (u > mean))
+        return (before > ratio[sel] * at) | ((before < _TINY) & (at < _TINY) & (u > mean[sel]))
 
     # Beyond mean ± R, R = 40 sd + 1000, D < e^-800 (Bernstein): a u* out there changes δ by
     # less than the absolute budget below, so the guess is clipped to that range.
     sd = np.sqrt((users - 1) * p * q)
-    guess = np.clip(mean + 0.5 + sd**2 * math.log(ratio), mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
+    guess = np.clip(mean + 0.5 + sd**2 * np.log(ratio), mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
     reach = np.full(rows, 4.0)
     left, right = np.zeros(rows, dtype=np.int64), users.copy()  # crossed at users (D(users) = 0)
-    unsure = np.ones(rows, dtype=bool)
-    while unsure.any():
-        lo_try = np.clip(np.floor(guess - reach), 0, users).astype(np.int64)
-        hi_try = np.clip(np.ceil(guess + reach), 0, users).astype(np.int64)
-        start, pmf, _ = tables(lo_try, hi_try)
-        ok_lo = (lo_try == 0) | ~crossed(start, pmf, lo_try)  # not crossed below lo_try (or nothing below)
-        ok_hi = (hi_try == users) | crossed(start, pmf, hi_try)
-        held = unsure & ok_lo & ok_hi
-        left, right = np.where(held, lo_try, left), np.where(held, hi_try, right)
-        unsure &= ~held
-        reach = np.where(unsure, reach * 8.0, reach)
+    unsure = np.arange(rows)
+    while unsure.size:
+        lo_try = np.clip(np.floor(guess[unsure] - reach[unsure]), 0, users[unsure]).astype(np.int64)
+        hi_try = np.clip(np.ceil(guess[unsure] + reach[unsure]), 0, users[unsure]).astype(np.int64)
+        ok_lo = (lo_try == 0) | ~crossed(lo_try, unsure)  # not crossed below lo_try (or nothing below)
+        ok_hi = (hi_try == users[unsure]) | crossed(hi_try, unsure)
+        held = ok_lo & ok_hi
+        left[unsure[held]], right[unsure[held]] = lo_try[held], hi_try[held]
+        reach[unsure[~held]] *= 8.0
+        unsure = unsure[~held]
     # invariant: u* >= left and crossed at right
-    start, pmf, tail = tables(left, right)
     while True:
-        active = left < right
-        if not active.any():
+        active = np.flatnonzero(left < right)
+        if not active.size:
             break
-        mid = (left + right) // 2
-        true = crossed(start, pmf, mid)
-        right = np.where(active & true, mid, right)
-        left = np.where(active & ~true, mid + 1, left)
-    first, second = alpha * convolve(start, tail, left - 1), beta * convolve(start, tail, left)
+        mid = (left[active] + right[active]) // 2
+        true = crossed(mid, active)
+        right[active[true]] = mid[true]
+        left[active[~true]] = mid[~true] + 1
+    everyone = np.arange(rows)
+    start, pmf, tail = tables(left, everyone)
+    first = alpha * convolve(start, tail, left - 1, everyone)
+    second = beta * convolve(start, tail, left, everyone)
     value = np.maximum(first - second, 0.0)
     # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
     # (_PMF_RTOL each) and the positive sums (B's table, then A's window); below the smallest
@@ -667,8 +681,8 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
     Examples
     --------
     >>> w = worst_case_delta(20, 2, 3.0, [0.0])
-    >>> round(float(w.delta[0]), 4), w.others  # ten others share the victim's value (nine: the same δ)
-    (0.4434, (10, 9))
+    >>> round(float(w.delta[0]), 4), w.others  # nine others share the victim's value (ten: the same δ)
+    (0.4434, (9, 10))
     """
     n, k, eps0, eps = _check(n, k, eps0, eps)
     work = worst_case_work(n, k)
@@ -677,6 +691,16 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
             f"n = {n} is beyond the exact search for k = {k} (about {work:.2g} s > {work_limit:.2g} s); "
             "use ExactKRR for a certified bracket"
         )
+    if k == 2 and n * eps.size <= _EXHAUSTIVE_ROWS:  # every split at every ε, in one pass
+        live = eps < eps0  # else δ = 0
+        splits = np.repeat(np.arange(n, dtype=np.int64), int(live.sum()))
+        at = np.tile(eps[live], n)
+        up, lo = _split_deltas(splits, n - 1 - splits, eps0, at)
+        upper, lower = np.zeros(eps.shape), np.zeros(eps.shape)
+        upper[live] = up.reshape(n, -1).max(axis=0)
+        lower[live] = lo.reshape(n, -1).max(axis=0)
+        split = int(up.reshape(n, -1)[:, -1].argmax()) if live.any() else n - 1
+        return WorstCase(upper, lower, (split, n - 1 - split), True)
     if k == 2:  # branch and bound (Lemma 6): never refuses, may return a wider bracket
         upper, lower = np.zeros(eps.shape), np.zeros(eps.shape)
         split, exact = n - 1, True
@@ -828,25 +852,39 @@ def worst_case_epsilon_bracket(
             d = value(e)
             return math.log(d) - math.log(level) if d > 0 else -1e300
 
-        return first_true(lambda e: value(e) <= level, score, start, eps0)
+        lo, hi = start, eps0
+        if k == 2:  # two vectorized grids of 32 narrow the bracket before the certified search
+            for _ in range(2):
+                grid = np.linspace(lo, hi, 33)
+                below = _split_deltas(np.full(33, others[0]), np.full(33, others[1]), eps0, grid)[end] <= level
+                if below[0] or not below.any():
+                    break
+                first = int(np.argmax(below))
+                if value(float(grid[first])) > level:  # the certified search needs ok at its upper end
+                    break
+                lo, hi = float(grid[first - 1]), float(grid[first])
+        return first_true(lambda e: value(e) <= level, score, lo, hi)
 
-    def step(found: tuple[int, ...], start: float, lower: float) -> tuple[float, float]:
-        """(next ε, lower end): the root of ``found`` (nudged up by the root's tolerance if it does not move)."""
+    def step(found: tuple[int, ...], start: float) -> float:
+        """The next ε: the root of ``found`` (nudged up by the root's tolerance if it does not move)."""
         nxt = root(found, start, 0)
-        nxt = nxt if nxt > start else start * (1.0 + 1e-9) + 1e-12
-        return nxt, max(lower, root(found, lower, 1) * (1.0 - 1e-9) - 1e-12)  # the tolerance, downward
+        return nxt if nxt > start else start * (1.0 + 1e-9) + 1e-12
 
-    eps, lower = 0.0, 0.0
+    def lower_end(found: tuple[int, ...] | None) -> float:
+        """A lower bound on the exact ε: the root of ``found``'s lower end, less the root's tolerance."""
+        return 0.0 if found is None else max(root(found, 0.0, 1) * (1.0 - 1e-9) - 1e-12, 0.0)
+
+    eps, last = 0.0, None
     upper_d, exceeds, others = search(eps, 0.75)
     for _ in range(64):
         if upper_d <= delta:
-            return EpsilonBracket(eps, lower, others, True)
+            return EpsilonBracket(eps, lower_end(last), others, True)
         if not exceeds:
             break  # undecided within the budget (k = 2 only)
-        found = others
-        eps, lower = step(found, eps, lower)
+        last = others
+        eps = step(last, eps)
         upper_d, exceeds, others = search(eps, 0.75)
-        others = found if upper_d <= delta else others
+        others = last if upper_d <= delta else others
     else:  # pragma: no cover
         raise RuntimeError("worst_case_epsilon did not converge")
     hi = ceiling
@@ -856,10 +894,10 @@ def worst_case_epsilon_bracket(
         if upper_d <= delta:
             hi = mid
         elif exceeds:
-            eps, lower = step(found, mid, lower)
-            others = found
+            last = others = found
+            eps = step(found, mid)
         else:
             eps = mid  # undecided: look above
         if eps >= hi:
             break
-    return EpsilonBracket(hi, lower, others, False)
+    return EpsilonBracket(hi, lower_end(last), others, False)

@@ -15,7 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..composition import MAX_ROUNDS
+from ..composition.model import RoundModel, composed_record
+
 __all__ = [
+    "COMPOSE",
+    "composed_answer",
     "Question",
     "QUESTIONS",
     "Number",
@@ -259,6 +264,41 @@ DELTA = Argument(
 )
 #: ``--n``: number of users.
 USERS = Argument("--n", "number of users (an integer >= 2)", "N", number=Number(integer=True, low=2))
+
+
+#: ``--compose``: number of rounds of the composed question (every family reads it).
+COMPOSE = Argument(
+    "--compose",
+    "number of rounds T: answer for the T-fold adaptive composition (privacy loss distributions; "
+    "--json adds the Renyi DP, advanced and naive composition baselines to the epsilon question)",
+    "T",
+    required=False,
+    number=Number(integer=True, low=1, high=MAX_ROUNDS),
+)
+
+
+def composed_answer(
+    question: Question, model: RoundModel, x: float, y: float, rounds: int, answer: str | None = None
+) -> dict[str, Any]:
+    """The record entries of ``question`` for ``rounds`` composed rounds of ``model``.
+
+    ``x, y`` are the question's two given values (:func:`question_inputs`); ``answer`` is the
+    key of the eps0 question's answer (default ``question.answer``). A model's ``note`` (e.g. the
+    end of a bracket that is composed) is also the record's ``warning``, printed on stderr (a
+    family puts its soundness warning, if any, over it).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import ErlingssonBound
+    >>> from shufflelib.composition import bound_model
+    >>> r = composed_answer(QUESTIONS[1], bound_model(ErlingssonBound(), 10_000), 0.4, 1.0, 10)
+    >>> r["route"], 0 < r["delta"] < 1e-3
+    ('profile', True)
+    """
+    record = composed_record(question.command, model, x, y, rounds, answer or question.answer)
+    if "note" in record:
+        record["warning"] = record["note"]
+    return record
 
 
 def question_inputs(question: Question, first: Argument = EPS0) -> tuple[Argument, Argument]:

@@ -18,10 +18,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.base import soundness_record
+from ..composition import profile_model
 from ..personalized.bounds import PERSONALIZED_BOUNDS, PersonalizedBound
 from ..personalized.mechanisms import CALIBRATIONS, KINDS, LocalMechanism
 from ..personalized.population import Population
-from .base import EPS0, Argument, Family, Number, Question, question_inputs
+from .base import COMPOSE, EPS0, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["PersonalizedFamily"]
 
@@ -74,7 +75,7 @@ class PersonalizedFamily(Family):
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
         given = tuple(arg for arg in question_inputs(question) if arg is not EPS0)
-        return (_LEVELS, *_OPTIONS, *given, *_MECHANISM)
+        return (_LEVELS, *_OPTIONS, *given, *_MECHANISM, COMPOSE)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
@@ -104,6 +105,27 @@ class PersonalizedFamily(Family):
             "counts": list(counts),
             "delta0": delta0,
         }
+        if values.get("compose") is not None:
+            # One round as a function of its top level (all levels scaled in proportion).
+            top = population.eps_max
+            pure = bool(all(d == 0.0 for d in delta0))
+
+            def at(x: float) -> Population:
+                return population.scaled(x / top)
+
+            rounds = profile_model(
+                lambda x: model.curve(at(x)).delta,
+                lambda x, d: model.epsilon(at(x), d),
+                lambda e, d: model.max_eps0(population, e, d),
+                cap=lambda x: x if pure else None,
+            )
+            given = [values[arg.dest] for arg in question_inputs(question) if arg is not EPS0]
+            x, y = (top, given[0]) if question.command != "eps0" else given
+            record.update({arg.dest: values[arg.dest] for arg in question_inputs(question) if arg is not EPS0})
+            record.update(composed_answer(question, rounds, x, y, values["compose"]))
+            if question.command == "eps0":
+                record["levels"] = levels
+            return record
         if question.command == "epsilon":
             record["delta"] = values["delta"]
             record["eps"] = model.epsilon(population, record["delta"])

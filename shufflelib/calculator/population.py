@@ -16,11 +16,16 @@ BinomialPopulation(n_prime=48842, alpha=0.2)
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from .._validation import check_int
 from ..bounds.base import soundness_record
+from ..composition import COARSE, RoundModel, pair_step, profile_model
+from ..composition.clone_pld import clone_blocks_pld
 from ..population.bounds import PopulationBound
 from ..population.choice import ACCEPTS, BOUNDS, bound_for
 from ..population.laws import (
@@ -32,9 +37,10 @@ from ..population.laws import (
     SubExponentialTail,
     SubGaussianTail,
 )
-from .base import Argument, Family, Number, Question, question_inputs, shorten
+from ..population.tight import TightClones
+from .base import COMPOSE, Argument, Family, Number, Question, composed_answer, question_inputs, shorten
 
-__all__ = ["POPULATION_FORMS", "parse_population", "PopulationFamily"]
+__all__ = ["POPULATION_FORMS", "parse_population", "PopulationFamily", "round_model"]
 
 #: ``--population`` forms: name -> (constructor, parameter names).
 POPULATION_FORMS: Mapping[str, tuple[type, tuple[str, ...]]] = {
@@ -116,7 +122,7 @@ class PopulationFamily(Family):
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
-        return (_POPULATION, *question_inputs(question), *_DUMMIES)
+        return (_POPULATION, *question_inputs(question), *_DUMMIES, COMPOSE)
 
     def describe(self, bound: str) -> list[str]:
         """Help paragraphs on ``bound``: its title, its reference and the populations it accepts."""
@@ -140,15 +146,55 @@ class PopulationFamily(Family):
         mode = values["dummy_mode"] or "nonadaptive"
         model = self.build(bound, values["population"], dummies, mode)
         first, second = (arg.dest for arg in question_inputs(question))
-        ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
-        result = float(ask(values[first], values[second]))
-        return {
+        record = {
             "bound": bound,
             "population": values["population"],
             "dummies": dummies,
             "dummy_mode": mode,
             first: values[first],
             second: values[second],
-            question.answer: result,
-            **soundness_record(model.soundness()),
         }
+        if values.get("compose") is not None:
+            composed = composed_answer(question, round_model(model), values[first], values[second], values["compose"])
+            return {**record, **composed, **soundness_record(model.soundness())}
+        ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
+        result = float(ask(values[first], values[second]))
+        return {**record, question.answer: result, **soundness_record(model.soundness())}
+
+
+def round_model(bound: PopulationBound) -> RoundModel:
+    """How composition sees one round of a population bound, in ``eps0``: the mixed clone pair of
+    ``pop-tight`` (route ``pair``, one clone-count block per block of its law), else the profile.
+
+    Raises
+    ------
+    ValueError
+        For a lower bound (``pop-exact-rr``): a profile composes only as an upper bound.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> round_model(TightClones(PoissonPopulation(5000))).route
+    'pair'
+    """
+    if not bound.upper:
+        raise ValueError(f"the {bound.name} bound is a lower bound: it is not composable")
+    if isinstance(bound, TightClones):
+
+        def build(eps0: float, step: float, coarse: bool = False):
+            starts, masses, dropped = bound.clone_count(eps0).blocks(bound.max_blocks)
+            counts, weights = np.concatenate([[0.0], starts]), np.concatenate([[dropped], masses])
+            return (clone_blocks_pld(eps0, counts, weights, step),)
+
+        def step(eps0: float, rounds: int) -> float:
+            scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + bound.clone_count(eps0).mean())
+            return pair_step(scale, eps0, rounds)
+
+        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=COARSE)
+    closed = type(bound)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
+    return profile_model(
+        None if closed else (lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e])),
+        bound.epsilon,
+        bound.max_eps0,
+        cap=lambda eps0: eps0,
+    )

@@ -23,9 +23,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..bounds.base import NotApplicableError, soundness_record
+from ..composition import profile_model
 from ..segmented.group import GROUP_FORMS
 from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
-from .base import USERS, Argument, Family, Number, Question, question_inputs
+from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
 
@@ -126,7 +127,7 @@ class SegmentedFamily(Family):
         """The options read to answer ``question`` (``--lam`` is the answer of the eps0 question)."""
         lam = () if question.command == "eps0" else (_LAM,)
         given = question_inputs(question, first=_LAM)
-        return (*_PROTOCOL, *lam, *(arg for arg in given if arg is not _LAM), *_OPTIONS)
+        return (*_PROTOCOL, *lam, *(arg for arg in given if arg is not _LAM), *_OPTIONS, COMPOSE)
 
     def answer_key(self, question: Question, bound: str) -> str:
         """``lam`` for the eps0 question (the largest reporting probability), else the question's."""
@@ -145,6 +146,8 @@ class SegmentedFamily(Family):
         if slots is not None and slots_for(m, gamma_max) != slots:
             raise ValueError(f"--slots must be an integer >= --m = {m!r}, got {slots!r}")
         record: dict[str, Any] = {"bound": bound, "n": n, "m": m, "d": d, "s": s, "group": group, "slots": slots}
+        if values.get("compose") is not None:
+            return self._composed(question, cls, record, values, gamma_max)
         if question.command == "eps0":
             record["eps"], record["delta"] = values["eps"], values["delta"]
             record["lam"] = float(
@@ -174,6 +177,30 @@ class SegmentedFamily(Family):
             record["eps"] = values["eps"]
             record[question.answer] = float(curve.delta(values["eps"]))
         return record
+
+    def _composed(
+        self, question: Question, cls: type, record: dict[str, Any], values: Mapping[str, Any], gamma_max: float
+    ) -> dict[str, Any]:
+        """The composed answer: one round as a function of ``λ``, through its profile."""
+        n, m, d, s, group = (record[key] for key in ("n", "m", "d", "s", "group"))
+        options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
+
+        def curve(lam: float):
+            return user_curve(n, m, d, s, lam, **options)
+
+        rounds = profile_model(
+            lambda lam: curve(lam).delta,
+            lambda lam, delta: float(curve(lam).epsilon(delta)),
+            lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
+        )
+        if question.command == "eps0":
+            x, y = values["eps"], values["delta"]
+            record.update({"eps": x, "delta": y})
+        else:
+            x, y = values["lam"], values[question_inputs(question, first=_LAM)[1].dest]
+            record.update({"lam": x, question_inputs(question, first=_LAM)[1].dest: y})
+        record.update(composed_answer(question, rounds, x, y, values["compose"], answer="lam"))
+        return {**record, **soundness_record(cls.soundness(lam=record["lam"]))}
 
     def describe(self, bound: str) -> list[str]:
         cls = self.bounds[bound]

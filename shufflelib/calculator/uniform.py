@@ -14,8 +14,8 @@ from typing import Any
 
 from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
 from ..bounds.base import soundness_record
-from ..composition import MAX_ROUNDS, compare_composition, compose_bound, max_eps0_composed
-from .base import USERS, Argument, Family, Number, Question, question_inputs
+from ..composition import bound_model
+from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["UniformFamily"]
 
@@ -31,14 +31,6 @@ _K = Argument(
     "K",
     required=False,
     number=Number(integer=True, low=2),
-)
-_COMPOSE = Argument(
-    "--compose",
-    "number of rounds T: answer for the T-fold adaptive composition (privacy loss distributions; "
-    "--json adds the Renyi DP, advanced and naive composition baselines to the epsilon question)",
-    "T",
-    required=False,
-    number=Number(integer=True, low=1, high=MAX_ROUNDS),
 )
 
 
@@ -62,7 +54,7 @@ class UniformFamily(Family):
     bounds: Mapping[str, type[AmplificationBound]] = BOUNDS
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
-        return (USERS, *question_inputs(question), _MECHANISM, _K, _COMPOSE)
+        return (USERS, *question_inputs(question), _MECHANISM, _K, COMPOSE)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         cls = self.bounds[bound]
@@ -72,44 +64,17 @@ class UniformFamily(Family):
         first, second = (arg.dest for arg in question_inputs(question))
         record = {"bound": bound, "mechanism": mechanism, "k": k, "n": values["n"]}
         record.update({first: values[first], second: values[second]})
+        sound = soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]}))
         if values.get("compose") is not None:
-            rounds = values["compose"]
-            return {
-                **record,
-                "compose": rounds,
-                **_composed(question, model, values["n"], values[first], values[second], rounds),
-                **soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]})),
-            }
+            model_round = bound_model(model, values["n"])
+            composed = composed_answer(question, model_round, values[first], values[second], values["compose"])
+            # A soundness warning outranks the note on what is composed.
+            return {**record, **composed, **sound}
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
         result = float(ask(values["n"], values[first], values[second]))
         details = getattr(model, "details", None)  # e.g. exact-krr: exact or a certified bracket
         extra = details(question.command, values["n"], values[first], values[second]) if details else {}
-        return {
-            **record,
-            question.answer: result,
-            **soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]})),
-            **extra,
-        }
+        return {**record, question.answer: result, **sound, **extra}
 
     def describe(self, bound: str) -> list[str]:
         return [*super().describe(bound), f"mechanisms: {', '.join(self.bounds[bound].mechanisms)}"]
-
-
-def _composed(question: Question, model: AmplificationBound, n: int, x: float, y: float, rounds: int) -> dict[str, Any]:
-    """Answer ``question`` for ``rounds`` composed rounds (``x, y``: the question's two inputs)."""
-    if question.command == "epsilon":
-        r = compare_composition(model, n, x, rounds, y)
-        return {
-            "eps": r["pld"],
-            "discretization_error": r["discretization_error"],
-            "lower_bound": r["lower_bound"],
-            "baselines": {key: r[key] for key in ("rdp", "advanced", "naive")},
-        }
-    if question.command == "delta":
-        curve = compose_bound(model, n, x, rounds)
-        return {
-            "delta": curve.delta(y),
-            "discretization_error": curve.discretization_error,
-            "lower_bound": curve.lower_bound,
-        }
-    return {"eps0": max_eps0_composed(model, n, x, y, rounds)}

@@ -12,19 +12,25 @@ without enumerating their ``O(n^{1.5})`` atoms
 (:mod:`~shufflelib.composition.clone_pld`); baselines (Rényi DP, advanced and
 naive composition) are in :mod:`~shufflelib.composition.baselines`.
 
-Composable bounds (:func:`round_distributions`):
+Every bound composes (:func:`round_distributions`, :func:`bound_model`), by one of two
+routes:
 
-* ``clones`` and ``stronger-clones`` — their clone pairs (upper bounds);
-* ``krr-two-pair-lower`` with ``k = 2`` — the exact pair of its datasets, discretized on
-  the *optimistic* side: a **lower bound** on the composed privacy, like the
+* **its own dominating pair** (``"pair"``): ``clones`` and ``stronger-clones`` (their clone
+  pairs, upper bounds); ``exact-krr`` beyond its exact search, whose single-round answer is
+  the certified bracket ``[krr-two-pair-lower, stronger-clones]``: the bracket's upper end
+  (the stronger-clone pair) is composed; any bound object with a
+  ``dominating_pair(n, eps0)`` method returning a :class:`~shufflelib.curves.DominatingPair`;
+  ``krr-two-pair-lower`` with ``k = 2`` (``"lower pair"``): the exact pair of its datasets,
+  discretized on the *optimistic* side, a **lower bound** on the composed privacy, like the
   single-round curve;
-* any bound object with a ``dominating_pair(n, eps0)`` method returning a
-  :class:`~shufflelib.curves.DominatingPair` (the pair is discretized as given).
+* **the pair built from its privacy profile** (``"profile"``,
+  :mod:`~shufflelib.composition.profile`): every other upper bound (``erlingsson``,
+  ``blanket-*``, ``clones-closed``, ``variation-ratio``, ``exact-krr`` within its search — a
+  maximum over datasets, hence only a profile — and the personalized, population and
+  segmented bounds through :func:`~shufflelib.composition.model.profile_model`).
 
-Bounds that are only a δ(ε) profile or a closed form (``erlingsson``,
-``blanket-*``, ``clones-closed``) are not composed here: a profile is a
-dominating pair only through the profile-to-pair construction, not implemented
-yet; their ε can still be composed by the advanced composition baseline.
+A bound the library knows may be unsound stays so when composed: the composition is a valid
+bound only if the round's bound is (the calculator keeps the warning).
 """
 
 from __future__ import annotations
@@ -36,29 +42,54 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 
-from .._roots import last_true
 from .._validation import check_int, check_positive, check_probability
-from ..bounds import AmplificationBound, NotApplicableError
+from ..bounds import AmplificationBound
 from ..bounds.base import _check_n_eps0
 from ..bounds.clones import ClonePairBound, binomial_range
-from ..bounds.exact import TwoPairKRRLowerBound
-from ..curves import PrivacyCurve
+from ..bounds.exact import ExactKRR, TwoPairKRRLowerBound
+from ..bounds.krr_worst_case import worst_case_delta
+from ..bounds.stronger_clones import StrongerClones
+from ..bounds.variation_ratio import VariationRatioBound
+from ..segmented.clone_pairs import RESOLUTION
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS, clone_pair_pld
+from .model import (
+    COARSE,
+    ComposedCurve,
+    RoundModel,
+    composed_delta,
+    composed_epsilon,
+    composed_record,
+    largest_composed,
+    profile_model,
+    profile_step,
+)
 from .pld import LossDistribution, compose, from_log_pmfs
+from .profile import profile_end, sampled_profile_pld
 
 __all__ = [
     "MAX_ROUNDS",
     "ComposedCurve",
     "Round",
+    "RoundModel",
+    "bound_model",
+    "bound_step",
     "check_rounds",
     "compare_composition",
     "compare_over_rounds",
     "compose_bound",
     "compose_rounds",
+    "composed_delta",
+    "composed_epsilon",
+    "composed_record",
     "default_step",
+    "largest_composed",
     "max_eps0_composed",
+    "pair_step",
+    "profile_model",
+    "profile_step",
     "round_distributions",
+    "route",
 ]
 
 #: Largest number of rounds accepted (beyond, the FFT windows outgrow memory at useful steps).
@@ -111,18 +142,66 @@ def _exact_krr_pair(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
     return log_x0, log_x1
 
 
+def route(bound: AmplificationBound, n: int) -> str:
+    """How ``bound`` composes at ``n`` users: ``"pair"``, ``"lower pair"`` or ``"profile"``.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import BlanketBennett, ExactKRR, StrongerClones
+    >>> from shufflelib.composition import route
+    >>> route(StrongerClones(mechanism="krr", k=2), 1000), route(BlanketBennett(), 1000)
+    ('pair', 'profile')
+    >>> route(ExactKRR(mechanism="krr", k=2), 50), route(ExactKRR(mechanism="krr", k=2), 10**6)
+    ('profile', 'pair')
+    """
+    if isinstance(bound, ClonePairBound) or callable(getattr(bound, "dominating_pair", None)):
+        return "pair"
+    if isinstance(bound, ExactKRR) and not _exact_profile_fits(bound, n):
+        return "pair"  # the certified bracket's upper end: the stronger-clone pair
+    if isinstance(bound, TwoPairKRRLowerBound) and bound.k == 2:
+        return "lower pair"
+    if isinstance(bound, TwoPairKRRLowerBound) or not bound.upper:
+        raise ValueError(
+            f"the {bound.name} bound is a lower bound without an explicit pair: it is not composable "
+            "(a profile composes only as an upper bound)"
+        )
+    return "profile"
+
+
+#: Largest n at which the exact worst case of binary RR is composed through its profile (its
+#: branch and bound at every point of the profile's grid stays within about a second).
+EXACT_PROFILE_MAX_N = 64
+
+
+def _exact_profile_fits(bound: ExactKRR, n: int) -> bool:
+    """Whether the exact k-RR worst case is composed through its own profile at ``n`` (else its bracket's upper end)."""
+    if bound.k == 2:
+        return n <= EXACT_PROFILE_MAX_N
+    return bound.is_exact(n, "delta")
+
+
+def _bound_profile(bound: AmplificationBound, n: int, eps0: float):
+    """The bound's δ(ε) at ``(n, eps0)``, vectorized (the exact k-RR search runs once for all ε)."""
+    if isinstance(bound, ExactKRR):
+        return lambda e: worst_case_delta(n, bound.k, eps0, np.minimum(e, eps0), bound.work_limit).delta
+    if isinstance(bound, VariationRatioBound):  # its clone pair's profile is vectorized
+        pair = bound.pair(n, eps0)
+        return lambda e: np.where(e < eps0, np.minimum(pair.delta(np.minimum(e, eps0), RESOLUTION), 1.0), 0.0)
+    return lambda e: np.array([bound.delta(n, eps0, float(x)) for x in e])
+
+
 def round_distributions(
     bound: AmplificationBound, n: int, eps0: float, step: float
 ) -> tuple[tuple[LossDistribution, ...], bool]:
     """The discretized loss distributions of one round, and whether they are a lower bound.
 
     Returns one distribution for a symmetric pair (both orders alike) and two
-    (``P‖Q``, ``Q‖P``) otherwise.
+    (``P‖Q``, ``Q‖P``) otherwise. The route is :func:`route`'s (module docstring).
 
     Raises
     ------
     ValueError
-        If the bound is not composable (see the module docstring).
+        If the bound is a lower bound other than ``krr-two-pair-lower`` with ``k = 2``.
 
     Examples
     --------
@@ -134,35 +213,35 @@ def round_distributions(
     """
     n, eps0 = _check_n_eps0(n, eps0)
     bound._require(n, eps0)
+    how = route(bound, n)
+    if isinstance(bound, ExactKRR) and how == "pair":
+        bound = StrongerClones(mechanism="krr", k=bound.k)
     if isinstance(bound, ClonePairBound):
         return (clone_pair_pld(n, eps0, bound.clone_probability(eps0), step),), False
-    if isinstance(bound, TwoPairKRRLowerBound) and bound.k == 2:
+    if how == "lower pair":
         log_x0, log_x1 = _exact_krr_pair(n, eps0)
         pair = (log_x0, log_x1), (log_x1, log_x0)
         return tuple(from_log_pmfs(a, b, step, pessimistic=False, max_loss=eps0) for a, b in pair), True
-    pair_fn = getattr(bound, "dominating_pair", None)
-    if callable(pair_fn):
-        pair = pair_fn(n, eps0)
+    if how == "pair":
+        pair = bound.dominating_pair(n, eps0)
         orders = [(pair.log_p, pair.log_q)] + ([(pair.log_q, pair.log_p)] if pair.symmetric else [])
         lds = []
         for lp, lq in orders:
             ld = from_log_pmfs(lp, lq, step)
             lds.append(LossDistribution(ld.step, ld.offset, ld.mass, min(1.0, ld.inf_mass + pair.tail_mass)))
         return tuple(lds), False
-    raise ValueError(
-        f"the {bound.name} bound is not composable: composition needs a dominating pair "
-        "(composable: clones, stronger-clones, krr-two-pair-lower with k=2)"
-    )
+    return (sampled_profile_pld(_bound_profile(bound, n, eps0), step, eps_max=eps0),), False
 
 
 def default_step(n: int, eps0: float, rounds: int) -> float:
-    """Default grid spacing: ``min(1e-4, 0.01 / rounds, σ / 50)``, σ the clone pair's loss scale.
+    """Default grid spacing of a clone pair: ``min(1e-4, 0.01 / rounds, σ / 50)``, σ its loss scale.
 
     (At least ``4 eps0 / MAX_BINS``, so that one round fits its grid; for many rounds at
     few users the discretization error ``rounds · step`` then exceeds 0.01, and is reported.)
 
     ``σ = 2 tanh(eps0/2) / sqrt(1 + (n − 1) · 2/(e^{eps0} + 1))`` (the standard
-    deviation of one round's loss for stronger clones).
+    deviation of one round's loss for stronger clones). Profile-route bounds use
+    :func:`~shufflelib.composition.model.profile_step` instead (:func:`bound_step`).
 
     Examples
     --------
@@ -171,47 +250,80 @@ def default_step(n: int, eps0: float, rounds: int) -> float:
     1e-05
     """
     scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + (n - 1) * 2.0 / (math.exp(min(eps0, 700.0)) + 1.0))
-    # ... but never so fine that one round's grid over [-eps0, eps0] exceeds MAX_BINS / 2 points.
-    return max(min(1e-4, 0.01 / rounds, scale / 50.0), 4.0 * eps0 / MAX_BINS)
+    return pair_step(scale, eps0, rounds)
 
 
-class ComposedCurve(PrivacyCurve):
-    """The privacy curve of composed rounds, from their discretized loss distributions.
-
-    ``delta`` is the largest hockey-stick divergence over the stored orders
-    (one for symmetric pairs); it is an upper bound (or a lower bound when
-    ``lower_bound``) including the truncation and rounding terms, and
-    :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
-    composition of the pairs.
+def pair_step(scale: float, eps0: float, rounds: int) -> float:
+    """Grid spacing ``min(1e-4, 0.01 / rounds, scale / 50)`` for a pair whose loss has standard
+    deviation about ``scale``, at least ``4 eps0 / MAX_BINS`` (one round over ``[-eps0, eps0]``
+    within ``MAX_BINS / 2`` points).
 
     Examples
     --------
-    >>> from shufflelib.bounds import StrongerClones
-    >>> from shufflelib.composition import compose_bound
-    >>> curve = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, rounds=10)
-    >>> single = StrongerClones(mechanism="krr", k=2).epsilon(10_000, 1.0, 1e-6)
-    >>> single < curve.epsilon(1e-6) < 10 * single
+    >>> from shufflelib.composition import pair_step
+    >>> pair_step(0.01, 1.0, 10)
+    0.0001
+    """
+    return max(min(1e-4, 0.01 / rounds, scale / 50.0), 4.0 * eps0 / MAX_BINS)
+
+
+def bound_step(bound: AmplificationBound, n: int, eps0: float, rounds: int) -> float:
+    """Default grid spacing for ``rounds`` rounds of ``bound``: :func:`default_step` for a pair,
+    :func:`~shufflelib.composition.model.profile_step` at the profile's end for a profile.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import BlanketHoeffding
+    >>> from shufflelib.composition import bound_step
+    >>> 1e-6 < bound_step(BlanketHoeffding(), 10_000, 1.0, 10) <= 1e-3
     True
     """
+    if route(bound, n) != "profile":
+        return default_step(n, eps0, rounds)
+    n, eps0 = _check_n_eps0(n, eps0)
+    bound._require(n, eps0)
+    return profile_step(profile_end(_bound_profile(bound, n, eps0), eps0), rounds)
 
-    def __init__(self, distributions: Sequence[LossDistribution], lower_bound: bool = False) -> None:
-        if not distributions:
-            raise ValueError("distributions must not be empty")
-        self.distributions = tuple(distributions)
-        self.lower_bound = bool(lower_bound)
 
-    @property
-    def rounds(self) -> int:
-        """Number of composed rounds."""
-        return self.distributions[0].rounds
+def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
+    """The :class:`~shufflelib.composition.model.RoundModel` of ``n`` users running ``bound``, in ``eps0``.
 
-    @property
-    def discretization_error(self) -> float:
-        """``rounds · step``: the composed ε is within this of the exact composition's ε."""
-        return self.distributions[0].discretization_error
-
-    def _delta_array(self, eps: np.ndarray) -> np.ndarray:
-        return np.array([max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
+    Examples
+    --------
+    >>> from shufflelib.bounds import ExactKRR
+    >>> from shufflelib.composition import bound_model
+    >>> bound_model(ExactKRR(mechanism="krr", k=2), 10**6).note[:40]
+    'composed: the upper end of the certified'
+    """
+    n = check_int("n", n, minimum=2)
+    how = route(bound, n)
+    note = None
+    if isinstance(bound, ExactKRR) and how == "pair":
+        note = (
+            "composed: the upper end of the certified bracket (the stronger-clone pair); "
+            f"n = {n} is beyond the exact search"
+        )
+    if how == "profile":
+        # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
+        # answer brackets the composed search from above.
+        top = TwoPairKRRLowerBound(mechanism="krr", k=bound.k) if isinstance(bound, ExactKRR) else bound
+        return profile_model(
+            lambda e0: _bound_profile(bound, n, e0),
+            lambda e0, d: bound.epsilon(n, e0, d),
+            lambda e, d: top.max_eps0(n, e, d),
+            cap=lambda e0: e0,
+            note=note,
+        )
+    return RoundModel(
+        route=how,
+        build=lambda e0, step, coarse=False: round_distributions(bound, n, e0, step)[0],
+        step=lambda e0, rounds: default_step(n, e0, rounds),
+        epsilon=lambda e0, d: bound.epsilon(n, e0, d),
+        largest=lambda e, d: bound.max_eps0(n, e, d),
+        note=note,
+        lower_bound=how == "lower pair",
+        coarse=COARSE,
+    )
 
 
 def compose_rounds(rounds: Sequence[Round], step: float | None = None) -> ComposedCurve:
@@ -222,7 +334,7 @@ def compose_rounds(rounds: Sequence[Round], step: float | None = None) -> Compos
     rounds
         The rounds; the total count is at most :data:`MAX_ROUNDS`.
     step
-        Grid spacing of the losses (default: the smallest :func:`default_step` of the rounds).
+        Grid spacing of the losses (default: the smallest :func:`bound_step` of the rounds).
 
     Examples
     --------
@@ -240,7 +352,7 @@ def compose_rounds(rounds: Sequence[Round], step: float | None = None) -> Compos
         raise ValueError("rounds must hold at least one Round")
     total = check_rounds(sum(check_int("count", r.count, minimum=1) for r in rounds))
     if step is None:
-        step = min(default_step(r.n, r.eps0, total) for r in rounds)
+        step = min(bound_step(r.bound, r.n, r.eps0, total) for r in rounds)
     step = check_positive("step", step)
     parts = [(round_distributions(r.bound, r.n, r.eps0, step), r.count) for r in rounds]
     kinds = {lower for (_, lower), _ in parts}
@@ -269,11 +381,11 @@ def compose_bound(
 
 
 def max_eps0_composed(
-    bound: AmplificationBound, n: int, eps: float, delta: float, rounds: int, *, rtol: float = 1e-4
+    bound: AmplificationBound, n: int, eps: float, delta: float, rounds: int, *, rtol: float = 1e-3
 ) -> float:
     """Largest ``eps0`` per round such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down).
 
-    Searched to relative precision ``rtol`` (each step composes the rounds afresh).
+    :func:`~shufflelib.composition.model.largest_composed` on :func:`bound_model`.
 
     Examples
     --------
@@ -285,22 +397,8 @@ def max_eps0_composed(
     True
     """
     n = check_int("n", n, minimum=2)
-    eps = check_positive("eps", eps)
-    delta = check_probability("delta", delta)
     rounds = check_rounds(rounds)
-
-    def value(e0: float) -> float:
-        return compose_bound(bound, n, e0, rounds).epsilon(delta)
-
-    def ok(e0: float) -> bool:
-        return value(e0) <= eps
-
-    # Composition never beats one round: the single-round answer brackets the search from above.
-    hi = bound.max_eps0(n, eps, delta)
-    lo = min(eps / (2.0 * rounds), hi)  # rounds of pure eps/(2 rounds)-DP: eps/2 plus the discretization error
-    if not ok(lo):
-        raise NotApplicableError(f"no eps0 >= {lo} reaches eps={eps}, delta={delta} in {rounds} rounds")
-    return last_true(ok, lambda e0: value(e0) - eps, lo, hi, rtol=rtol, atol=0.0)
+    return largest_composed(bound_model(bound, n), rounds, eps, delta, rtol=rtol)
 
 
 def compare_composition(
@@ -324,20 +422,14 @@ def compare_composition(
     """
     rounds = check_rounds(rounds)
     delta = check_probability("delta", delta)
-    curve = compose_bound(bound, n, eps0, rounds, step)
-    single = compose_bound(bound, n, eps0, 1, step).distributions
-
-    def one(d: float) -> float:
-        return bound.epsilon(n, eps0, d)
-
-    return {
-        "pld": curve.epsilon(delta),
-        "rdp": rdp_epsilon(single, rounds, delta),
-        "advanced": advanced_epsilon(one, rounds, delta),
-        "naive": naive_epsilon(one, rounds, delta),
-        "discretization_error": curve.discretization_error,
-        "lower_bound": curve.lower_bound,
-    }
+    model = bound_model(bound, n)
+    if step is not None:
+        model = RoundModel(
+            model.route, model.build, lambda e0, t: step, model.epsilon, model.largest, model.note, model.lower_bound
+        )
+    r = composed_epsilon(model, eps0, rounds, delta)
+    keys = ("rdp", "advanced", "naive", "discretization_error", "lower_bound")
+    return {"pld": r["eps"], **{key: r[key] for key in keys}}
 
 
 def compare_over_rounds(
@@ -345,7 +437,7 @@ def compare_over_rounds(
 ) -> dict[str, np.ndarray]:
     """:func:`compare_composition` for several numbers of rounds, building the round once.
 
-    The grid step is :func:`default_step` for the largest number of rounds. Returns arrays
+    The grid step is :func:`bound_step` for the largest number of rounds. Returns arrays
     (one entry per number of rounds) under ``pld``, ``rdp``, ``advanced``,
     ``naive`` and ``rounds``.
 
@@ -359,7 +451,7 @@ def compare_over_rounds(
     """
     counts = [check_rounds(t) for t in rounds]
     delta = check_probability("delta", delta)
-    step = default_step(n, eps0, max(counts))
+    step = bound_step(bound, n, eps0, max(counts))
     lds, lower = round_distributions(bound, n, eps0, step)
     cache: dict[float, float] = {}
 

@@ -158,8 +158,9 @@ def binomial_mixture(
         rows = slice(s, s + _CHUNK)
         if atoms[rows].sum() < 4.0 * edges.size * atoms[rows].size:
             # Few atoms per clone count (small n, fine grid): enumerate them.
-            for i in range(*rows.indices(m.size)):
-                top += _enumerate(total, m[i], alpha[i], beta[i], weight[i], spread[i], step, k_lo, pessimistic, rtol)
+            top += _enumerate(
+                total, m[rows], alpha[rows], beta[rows], weight[rows], spread[rows], step, k_lo, pessimistic, rtol
+            )
             continue
         mm, aa, bb = m[rows, None], alpha[rows, None], beta[rows, None]
         e = np.exp(edges)[None, :]
@@ -192,28 +193,35 @@ def binomial_mixture(
 
 
 def _enumerate(total, m, a, b, w, spread, step, k_lo, pessimistic, rtol) -> float:
-    """Add one clone count's atoms (``|j − m/2| <= spread``) to ``total``; return its mass sent to ``+∞``.
+    """Add the atoms ``|j − m/2| <= spread`` of a chunk of clone counts (1-D arrays, one entry per
+    count) to ``total``; return the mass sent to ``+∞``.
 
     The mass below the range joins the lowest bin (pessimistic) or is dropped; the
     mass above it goes to ``+∞`` (pessimistic) or joins the top bin.
     """
-    j = np.arange(max(0.0, math.floor(m / 2.0 - spread)), min(m, math.ceil(m / 2.0 + spread)) + 1.0)
-    p = binom.pmf(j, m, 0.5) * (a + b * j) / (a + b * m / 2.0)
-    loss = np.log(a + b * j) - np.log(a + b * (m - j))
+    first = np.maximum(0.0, np.floor(m / 2.0 - spread))
+    last = np.minimum(m, np.ceil(m / 2.0 + spread))
+    j = first[:, None] + np.arange(int(np.max(last - first)) + 1)[None, :]
+    live = j <= last[:, None]
+    j = np.where(live, j, first[:, None])  # padding: a valid atom, weight 0 below
+    mm, aa, bb = m[:, None], a[:, None], b[:, None]
+    p = binom.pmf(j, mm, 0.5) * (aa + bb * j) / (aa + bb * mm / 2.0)
+    loss = np.log(aa + bb * j) - np.log(aa + bb * (mm - j))
     slack = 1e-12 * (1.0 + np.abs(loss)) / step
     k = (np.ceil(loss / step + slack) if pessimistic else np.floor(loss / step - slack)) - k_lo
-    below = float(_mass_below(m, a, b, j[0] - 1.0, cdf=True))
-    above = float(_mass_below(m, a, b, j[-1], cdf=False))
+    below = _mass_below(m, a, b, first - 1.0, cdf=True)
+    above = _mass_below(m, a, b, last, cdf=False)
     bins = total.size
     scale = w * (1.0 + rtol if pessimistic else 1.0 - rtol)
+    weights = p * scale[:, None] * live
     if pessimistic:
         inside = k < bins
-        total += np.bincount(np.maximum(k[inside], 0).astype(np.int64), p[inside] * scale, bins)
-        total[0] += below * scale
-        return (above + float(p[~inside].sum())) * scale
+        total += np.bincount(np.maximum(k[inside], 0).astype(np.int64), weights[inside], bins)
+        total[0] += float(below @ scale)
+        return float(above @ scale) + float(weights[~inside].sum())
     inside = k >= 0
-    total += np.bincount(np.minimum(k[inside], bins - 1).astype(np.int64), p[inside] * scale, bins)
-    total[-1] += above * scale
+    total += np.bincount(np.minimum(k[inside], bins - 1).astype(np.int64), weights[inside], bins)
+    total[-1] += float(above @ scale)
     return 0.0
 
 

@@ -46,6 +46,7 @@ from scipy import fft as sfft
 from scipy.special import logsumexp
 
 from .._validation import check_array, check_int, check_positive
+from ..curves import invert_profile
 
 __all__ = ["LossDistribution", "compose", "from_log_pmfs", "self_compose"]
 
@@ -137,6 +138,77 @@ class LossDistribution:
         if self.pessimistic:
             return float(min(1.0, value + slack + self.inf_mass))
         return float(min(1.0, max(value - slack, 0.0) + self.inf_mass))
+
+    def epsilon(self, delta: float) -> float:
+        """ε at ``delta``: for a pessimistic distribution the smallest ε with ``delta(ε) <= delta``
+        (rounded up), for an optimistic one the largest ε with ``delta(ε) > delta`` (rounded
+        down, 0 if none): in both cases on the safe side of the bound.
+
+        Between two grid losses ``δ(ε) = A − e^ε B`` (``A``, ``B`` sums over the atoms above),
+        so the root is a closed form once its grid interval is known: δ at every grid point at
+        once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
+        e^{−step} R_{i+1}``, one linear filter). The answer is checked with :meth:`delta`
+        (slack terms included): the rounding slack, smaller at larger ε, is evaluated at a
+        first candidate and the root solved again for the moved target; if the check still
+        fails, a certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε
+        reaches ``delta`` (pessimistic).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from shufflelib.composition.pld import LossDistribution
+        >>> ld = LossDistribution(step=0.5, offset=-2, mass=np.array([0.25, 0, 0, 0, 0.75]))
+        >>> eps = ld.epsilon(0.1)  # 0.75 (1 - e^(eps - 1)) = 0.1
+        >>> round(eps, 6), round(float(1 + np.log(1 - 0.1 / 0.75)), 6)
+        (0.856899, 0.856899)
+        """
+        from scipy.signal import lfilter
+
+        up = self.pessimistic
+        fixed = self.inf_mass + (self.tail_mass if up else 0.0)
+        if up and fixed >= delta:
+            return math.inf
+        rev = self.mass[::-1]
+        tail = np.cumsum(rev)[::-1]
+        decay = math.exp(-self.step)
+        r = lfilter([1.0], [1.0, -decay], rev)[::-1]
+        at_grid = np.append(tail[1:] - decay * r[1:], 0.0) + fixed
+        losses = self.losses
+
+        def root(target: float) -> float:
+            hit = np.nonzero(at_grid <= target)[0]
+            if hit.size == 0:
+                return math.inf
+            i = int(hit[0])
+            if i == 0 or losses[i] <= 0.0:
+                return max(float(losses[i]), 0.0)
+            # On (losses[i-1], losses[i]] the atoms above are those from i on.
+            a, b = float(tail[i]) + fixed, float(r[i])  # r[i] = sum of m_j e^{losses[i] - losses[j]}
+            value = float(losses[i]) + math.log((a - target) / b) if a > target and b > 0 else float(losses[i])
+            return min(max(value, float(losses[i - 1]), 0.0), float(losses[i]))
+
+        def holds(e: float) -> bool:
+            return self.delta(e) <= delta if up else self.delta(e) > delta
+
+        # The rounding slack decreases in ε: evaluated at the first candidate (below the root of
+        # an upper bound; with a margin for a lower bound, whose root moves down), it moves the
+        # target so that the second root is on the safe side.
+        slack = 0.0 if up else self.tail_mass
+        for _ in range(2):
+            value = root(delta - slack if up else delta + slack)
+            if not math.isfinite(value):
+                return math.inf if up else self._epsilon_search(delta)
+            candidate = value * (1.0 + 1e-12) + 1e-15 if up else max(value * (1.0 - 1e-12) - 1e-15, 0.0)
+            if holds(candidate):
+                return candidate
+            w = -np.expm1(candidate - losses[losses > candidate])
+            # Optimistic: the root moves down, where the slack is larger: a margin of 1%.
+            slack = float(np.sqrt(w @ w)) * self.rounding * (1.0 if up else 1.01) + (0.0 if up else self.tail_mass)
+        return self._epsilon_search(delta)
+
+    def _epsilon_search(self, delta: float) -> float:
+        """:meth:`epsilon` by a certified search on :meth:`delta` (the slow path)."""
+        return invert_profile(self.delta, delta, upper=self.pessimistic)
 
     def renyi(self, alpha: np.ndarray) -> np.ndarray:
         """Rényi divergences ``D_α(P‖Q) = log E_P[e^{(α−1)L}] / (α − 1)`` for ``α > 1``.
@@ -240,7 +312,7 @@ def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float) -> tuple
     """
     top = sum(count * (ld.mass.size - 1) for ld, count in parts)
     scale = max(1.0, float(top))
-    theta = np.geomspace(1e-3 / scale, 50.0, 400)
+    theta = np.geomspace(1e-3 / scale, 50.0, 96)  # any θ gives a valid bound
     k_up = sum(count * ld.log_mgf(theta) for ld, count in parts)
     k_down = sum(count * ld.log_mgf(-theta) for ld, count in parts)
     log_tail = math.log(tail)
@@ -288,8 +360,11 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
         )
     spectrum = np.ones(length // 2 + 1, dtype=complex)
     for ld, count in parts:
-        folded = np.zeros(length)
-        np.add.at(folded, np.arange(ld.mass.size) % length, ld.mass)
+        if ld.mass.size <= length:
+            folded = np.zeros(length)
+            folded[: ld.mass.size] = ld.mass
+        else:
+            folded = np.bincount(np.arange(ld.mass.size) % length, weights=ld.mass, minlength=length)
         spectrum *= sfft.rfft(folded) ** count
     cyclic = sfft.irfft(spectrum, n=length)
     mass = np.maximum(np.roll(cyclic, -(lo % length))[:size], 0.0)  # clipping only moves towards the truth

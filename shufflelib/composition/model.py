@@ -1,0 +1,519 @@
+r"""One round of any bound, as composition sees it, and the three composed questions.
+
+A :class:`RoundModel` is one round's privacy as a function of the round's local
+parameter ``x`` (``eps0`` for the uniform and population bounds, the top level
+of a personalized population, the reporting probability ``λ`` of the segmented
+protocol): it builds the round's discretized loss distributions by one of two
+*routes*,
+
+* ``"pair"`` — the bound's own dominating pair (the clone pairs: clones,
+  stronger clones, the population-mixed clone pair; the exact k-RR worst case
+  beyond its search, whose certified bracket's upper end is stronger clones), or
+* ``"profile"`` — the pair built from the bound's privacy profile
+  (:mod:`~shufflelib.composition.profile`): every other valid bound,
+
+(or ``"lower pair"`` for the explicit pair of ``krr-two-pair-lower``, a lower
+bound). :func:`composed_epsilon`, :func:`composed_delta` and
+:func:`largest_composed` answer the calculator's three questions for ``T``
+rounds; the calculator's families only build the model.
+
+Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ)``-DP"
+is a root of the composed ε in ``x``, bracketed from above by the single-round answer
+(composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
+``hi / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``). For a pair, a first stage
+on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+finds it to 1% in ε (Illinois method); then secant steps on the default grid, each aimed
+just beyond the root on the side opposite to the last point so that the bracket closes.
+A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
+the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
+composed ε on the default grid was evaluated ``<= ε``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import check_positive, check_probability
+from ..bounds.base import NotApplicableError
+from ..curves import PrivacyCurve
+from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
+from .clone_pld import MAX_BINS
+from .pld import LossDistribution, compose
+from .profile import (
+    PROFILE_EPS_MAX,
+    PROFILE_POINTS,
+    PROFILE_TAIL,
+    inverse_profile_pld,
+    profile_end,
+    sampled_profile_pld,
+)
+
+__all__ = [
+    "COARSE",
+    "ComposedCurve",
+    "RoundModel",
+    "composed_delta",
+    "composed_record",
+    "composed_epsilon",
+    "largest_composed",
+    "profile_model",
+    "profile_step",
+]
+
+#: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
+COARSE = 2.0
+
+
+class ComposedCurve(PrivacyCurve):
+    """The privacy curve of composed rounds, from their discretized loss distributions.
+
+    ``delta`` is the largest hockey-stick divergence over the stored orders
+    (one for symmetric pairs); it is an upper bound (or a lower bound when
+    ``lower_bound``) including the truncation and rounding terms, and
+    :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
+    composition of the pairs.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import compose_bound
+    >>> curve = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, rounds=10)
+    >>> single = StrongerClones(mechanism="krr", k=2).epsilon(10_000, 1.0, 1e-6)
+    >>> single < curve.epsilon(1e-6) < 10 * single
+    True
+    """
+
+    def __init__(self, distributions, lower_bound: bool = False) -> None:
+        if not distributions:
+            raise ValueError("distributions must not be empty")
+        self.distributions = tuple(distributions)
+        self.lower_bound = bool(lower_bound)
+        self.upper = not self.lower_bound
+
+    @property
+    def rounds(self) -> int:
+        """Number of composed rounds."""
+        return self.distributions[0].rounds
+
+    @property
+    def discretization_error(self) -> float:
+        """``rounds · step``: the composed ε is within this of the exact composition's ε."""
+        return self.distributions[0].discretization_error
+
+    def _delta_array(self, eps: np.ndarray) -> np.ndarray:
+        return np.array([max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
+
+    def epsilon(self, delta: float) -> float:
+        """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (largest with ``delta(ε) > delta``,
+        rounded down, for a lower bound): the largest of the orders'
+        :meth:`~shufflelib.composition.pld.LossDistribution.epsilon` (a closed form per order).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> curve = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, rounds=10)
+        >>> eps = curve.epsilon(1e-6)
+        >>> curve.delta(eps) <= 1e-6 < curve.delta(eps * (1 - 1e-6))
+        True
+        """
+        delta = check_probability("delta", delta)
+        return max(ld.epsilon(delta) for ld in self.distributions)
+
+
+@dataclass(frozen=True)
+class RoundModel:
+    """One round's privacy as a function of its local parameter ``x`` (see the module docstring).
+
+    Parameters
+    ----------
+    route
+        ``"pair"``, ``"profile"`` or ``"lower pair"``.
+    build
+        ``build(x, step, coarse)``: the round's loss distributions on the grid ``step · ℤ`` (one
+        for a symmetric pair, two orders otherwise); ``coarse`` allows a cheaper, more
+        pessimistic construction (fewer profile points) for the first stage of
+        :func:`largest_composed`.
+    step
+        ``step(x, rounds)``: the default grid spacing for ``rounds`` rounds.
+    epsilon
+        ``epsilon(x, delta)``: one round's ε (for the advanced and naive baselines).
+    largest
+        ``largest(eps, delta)``: one round's largest ``x`` reaching ``(eps, delta)`` (brackets
+        the composed search from above).
+    note
+        A sentence the calculator adds to its record (e.g. which end of a bracket is composed).
+    lower_bound
+        Whether the distributions are a lower bound (``"lower pair"``).
+    coarse
+        Factor by which the first stage of :func:`largest_composed` coarsens the grid (1: no
+        coarse stage, for a model whose cost does not shrink with the grid, e.g. a profile).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model
+    >>> bound_model(StrongerClones(mechanism="krr", k=2), 10_000).route
+    'pair'
+    """
+
+    route: str
+    build: Callable[[float, float, bool], tuple[LossDistribution, ...]]
+    step: Callable[[float, int], float]
+    epsilon: Callable[[float, float], float]
+    largest: Callable[[float, float], float]
+    note: str | None = None
+    lower_bound: bool = field(default=False)
+    coarse: float = 1.0
+
+    def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
+        """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``)."""
+        step = self.step(x, rounds) if step is None else check_positive("step", step)
+        return ComposedCurve([compose([(ld, rounds)]) for ld in self.build(x, step, coarse)], self.lower_bound)
+
+
+def profile_step(end: float, rounds: int) -> float:
+    """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``.
+
+    ``min(1e-4, 0.01 / rounds, end / 600)`` (``end`` is about 12 standard deviations of a
+    Gaussian-like loss: the step is about a 50th of one), at least ``4 end / MAX_BINS``.
+
+    Examples
+    --------
+    >>> from shufflelib.composition import profile_step
+    >>> profile_step(0.12, 1000)
+    1e-05
+    """
+    return max(min(1e-4, 0.01 / rounds, end / 600.0), 4.0 * end / MAX_BINS)
+
+
+def profile_model(
+    profile_at: Callable[[float], Callable[[np.ndarray], np.ndarray]] | None,
+    epsilon: Callable[[float, float], float],
+    largest: Callable[[float, float], float],
+    *,
+    cap: Callable[[float], float | None] = lambda x: None,
+    note: str | None = None,
+    points: int = PROFILE_POINTS,
+) -> RoundModel:
+    """The profile-route model of a bound given by its (vectorized) profile at each ``x``.
+
+    Parameters
+    ----------
+    profile_at
+        ``profile_at(x)``: δ(ε) for an array of ε >= 0, a valid symmetric upper bound; ``None``
+        for a bound that is a closed form ε(δ): then ``epsilon`` is sampled on a δ grid instead
+        (:func:`~shufflelib.composition.profile.inverse_profile_pld`).
+    epsilon, largest
+        One round's ε and largest ``x`` (see :class:`RoundModel`).
+    cap
+        ``cap(x)``: an ε at which the round is pure DP (``eps0``), or ``None``.
+    note
+        See :class:`RoundModel`.
+    points
+        Number of profile points sampled per round (half in the coarse stage of
+        :func:`largest_composed`: fewer guarantees, still valid).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import BlanketBennett
+    >>> from shufflelib.composition import composed_epsilon, profile_model
+    >>> b = BlanketBennett()
+    >>> model = profile_model(
+    ...     lambda e0: lambda e: [b.delta(10_000, e0, float(x)) for x in e],
+    ...     lambda e0, d: b.epsilon(10_000, e0, d),
+    ...     lambda e, d: b.max_eps0(10_000, e, d),
+    ...     cap=lambda e0: e0,
+    ... )
+    >>> r = composed_epsilon(model, 1.0, 10, 1e-6)
+    >>> b.epsilon(10_000, 1.0, 1e-6) < r["eps"] < r["advanced"]
+    True
+    """
+    profiles: dict[float, Callable[[np.ndarray], np.ndarray]] = {}
+    ends: dict[float, float] = {}
+
+    def vectorized(x: float) -> Callable[[np.ndarray], np.ndarray]:
+        if x not in profiles:  # one profile object per x (building one may be costly)
+            if len(profiles) > 64:
+                profiles.clear()
+            inner = profile_at(x)
+            profiles[x] = lambda e: np.asarray(inner(np.atleast_1d(np.asarray(e, dtype=float))), dtype=float)
+        return profiles[x]
+
+    def safe_epsilon(x: float, d: float) -> float:
+        try:
+            return float(epsilon(x, d))
+        except NotApplicableError:
+            return math.inf
+
+    def end(x: float) -> float:
+        if x not in ends:
+            if len(ends) > 64:
+                ends.clear()
+            if profile_at is None:
+                value = safe_epsilon(x, PROFILE_TAIL)
+                ends[x] = value if math.isfinite(value) else (cap(x) or PROFILE_EPS_MAX)
+            else:
+                ends[x] = profile_end(vectorized(x), cap(x))
+        return ends[x]
+
+    def build(x: float, step: float, coarse: bool = False) -> tuple[LossDistribution, ...]:
+        used = points
+        if profile_at is None:
+            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=used),)
+        return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=used),)
+
+    return RoundModel(
+        route="profile",
+        build=build,
+        step=lambda x, rounds: profile_step(end(x), rounds),
+        epsilon=epsilon,
+        largest=largest,
+        note=note,
+    )
+
+
+def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
+    """ε of ``rounds`` rounds at ``delta``: PLD composition and the three baselines.
+
+    Returns a dict with ``eps`` (the PLD answer), ``rdp``, ``advanced``, ``naive``,
+    ``discretization_error``, ``lower_bound`` and ``route``.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model, composed_epsilon
+    >>> r = composed_epsilon(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 1e-6)
+    >>> r["eps"] < r["rdp"] < r["naive"] and r["eps"] < r["advanced"]
+    True
+    """
+    delta = check_probability("delta", delta)
+    step = model.step(x, rounds)
+    single = model.build(x, step, False)
+    curve = ComposedCurve([compose([(ld, rounds)]) for ld in single], model.lower_bound)
+    cache: dict[float, float] = {}
+
+    def one(d: float) -> float:
+        if d not in cache:
+            cache[d] = model.epsilon(x, d)
+        return cache[d]
+
+    return {
+        "eps": curve.epsilon(delta),
+        "rdp": rdp_epsilon(single, rounds, delta),
+        "advanced": advanced_epsilon(one, rounds, delta),
+        "naive": naive_epsilon(one, rounds, delta),
+        "discretization_error": curve.discretization_error,
+        "lower_bound": curve.lower_bound,
+        "route": model.route,
+    }
+
+
+def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict[str, object]:
+    """δ of ``rounds`` rounds at ``eps``, with ``discretization_error``, ``lower_bound`` and ``route``.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model, composed_delta
+    >>> r = composed_delta(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 0.2)
+    >>> 0 < r["delta"] < 1e-6
+    True
+    """
+    curve = model.curve(x, rounds)
+    return {
+        "delta": float(curve.delta(eps)),
+        "discretization_error": curve.discretization_error,
+        "lower_bound": curve.lower_bound,
+        "route": model.route,
+    }
+
+
+def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
+    """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
+
+    The answer ``x`` has been checked: its composed ε on the default grid is ``<= eps``; it is
+    within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
+    discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
+    steps converge, and otherwise the bisection that follows them is.
+
+    Raises
+    ------
+    NotApplicableError
+        If not even ``x = eps / (2 rounds)`` (or the smallest ``x`` tried) reaches the target.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model, largest_composed
+    >>> model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
+    >>> e0 = largest_composed(model, 10, 1.0, 1e-6)
+    >>> model.curve(e0, 10).epsilon(1e-6) <= 1.0
+    True
+    """
+    eps = check_positive("eps", eps)
+    delta = check_probability("delta", delta)
+    hi = model.largest(eps, delta)
+
+    scores: dict[tuple[float, bool], float] = {}
+    two_stages = model.coarse != 1.0
+
+    def score(x: float, coarse: bool = False) -> float:
+        """``log(composed ε / eps)`` at ``x`` (``inf`` where the grid is too fine to build)."""
+        key = (x, coarse and two_stages)
+        if key not in scores:
+            step = model.step(x, rounds) * (model.coarse if key[1] else 1.0)
+            try:
+                value = model.curve(x, rounds, step, key[1]).epsilon(delta)
+            except ValueError:
+                value = math.inf
+            scores[key] = math.log(max(value, 1e-300) / eps)
+        return scores[key]
+
+    # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
+    # (first of slope 1) from hi / sqrt(rounds) until the root is bracketed, then the Illinois
+    # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: stage 2
+    # takes over as soon as the root is bracketed, with this bracket).
+    tol = math.log1p(rtol)
+    width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
+    lo = min(eps / (2.0 * rounds), hi)
+    bottom, top = math.log(lo), math.log(hi)
+    t = max(top - 0.5 * math.log(rounds), bottom)
+    a = b = fa = fb = start = math.nan
+    slope = 1.0
+    last: tuple[float, float] | None = None
+    for _ in range(60):
+        ft = score(math.exp(t), True)
+        if ft <= 0:
+            a, fa = t, ft
+        else:
+            b, fb = t, ft
+        if abs(ft) <= close:
+            start = t  # ε within 1%: the coarse grid is not more accurate than this
+            break
+        if not (math.isnan(a) or math.isnan(b)) or (ft <= 0 and t >= top) or (ft > 0 and t <= bottom):
+            break
+        if last is not None and math.isfinite(ft) and ft != last[1]:
+            slope = max((ft - last[1]) / (t - last[0]), 0.1)
+        last = (t, ft)
+        step = -ft / slope if math.isfinite(ft) else -1.0
+        t = min(max(t + max(min(step, 1.5), -1.5), bottom), top)
+    if math.isnan(a):
+        a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
+    elif not math.isnan(b) and math.isnan(start) and two_stages:
+        side = 0
+        while b - a > width:
+            if math.isfinite(fb):
+                t = (a * fb - b * fa) / (fb - fa)
+                t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
+            else:
+                t = 0.5 * (a + b)
+            ft = score(math.exp(t), True)
+            if abs(ft) <= close:
+                start = t
+                break
+            if ft <= 0:
+                a, fa = t, ft
+                fb, side = (fb / 2.0 if side == -1 else fb), -1  # Illinois: halve the stale end
+            else:
+                b, fb = t, ft
+                fa, side = (fa / 2.0 if side == 1 else fa), 1
+    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb):
+        slope = max((fb - fa) / (b - a), 1e-3)
+    # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
+    # the root on the side opposite to the last point (so that the bracket closes); every
+    # candidate is checked.
+    good, bad = -math.inf, top + 1e-12
+    if not two_stages:  # stage 1 evaluated on the default grid: its bracket holds
+        good = a if not math.isnan(fa) else good
+        bad = b if not math.isnan(fb) else bad
+    if not two_stages and not (math.isnan(a) or math.isnan(b)):
+        # Start from the secant root of the bracket, just inside its safe side.
+        t, prev = a - fa / slope, (a, fa)
+        t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
+    else:
+        t, prev = (a if math.isnan(start) else start), None
+    f_good = f_bad = math.nan
+    if not two_stages:
+        f_good, f_bad = fa, fb
+    for _ in range(8):
+        ft = score(math.exp(t))
+        if ft <= 0 and t >= good:
+            good, f_good = t, ft
+        elif ft > 0 and t <= bad:
+            bad, f_bad = t, ft
+        if good >= top or bad - good <= tol:
+            return math.exp(good)
+        if math.isfinite(good) and math.isfinite(f_bad) and not math.isnan(f_good) and f_bad != f_good:
+            slope = max((f_bad - f_good) / (bad - good), 1e-3)  # false position on the bracket
+        elif prev is not None and prev[1] != ft and math.isfinite(ft) and math.isfinite(prev[1]):
+            slope = max((ft - prev[1]) / (t - prev[0]), 1e-3)
+        root = t - ft / slope if math.isfinite(ft) else t - 10.0 * tol
+        nxt = min(root + 0.4 * tol if ft <= 0 else root - 0.4 * tol, top)
+        if not good < nxt < bad or nxt == t:
+            nxt = 0.5 * (good + bad) if math.isfinite(good) else t - 0.1
+        prev, t = (t, ft), nxt
+    while not math.isfinite(good):
+        # Halve down to a reaching x.
+        t -= math.log(2.0)
+        if t < bottom - math.log(2.0):
+            raise NotApplicableError(f"no x >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds")
+        if score(math.exp(t)) <= 0:
+            good = t
+        else:
+            bad = t
+    while bad - good > tol:
+        mid = 0.5 * (good + bad)
+        if score(math.exp(mid)) <= 0:
+            good = mid
+        else:
+            bad = mid
+    return math.exp(good)
+
+
+def composed_record(
+    command: str, model: RoundModel, x: float, y: float, rounds: int, answer: str = "eps0"
+) -> dict[str, object]:
+    """The calculator's record for ``rounds`` rounds: one implementation for every family.
+
+    ``command`` is ``"epsilon"`` (``x`` the local parameter, ``y`` δ: adds the baselines),
+    ``"delta"`` (``x``, ``y`` = ε) or ``"eps0"`` (``x, y`` = ε, δ: the largest local
+    parameter, under ``answer``). The record holds ``compose`` and ``route``, and ``note``
+    when the model has one.
+
+    Raises
+    ------
+    NotApplicableError
+        If no finite composed ε reaches δ (epsilon question).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import BlanketHoeffding
+    >>> from shufflelib.composition import bound_model
+    >>> from shufflelib.composition.model import composed_record
+    >>> r = composed_record("epsilon", bound_model(BlanketHoeffding(), 10_000), 1.0, 1e-6, 10)
+    >>> r["route"], sorted(r["baselines"])
+    ('profile', ['advanced', 'naive', 'rdp'])
+    """
+    out: dict[str, object] = {"compose": rounds, "route": model.route}
+    if command == "epsilon":
+        r = composed_epsilon(model, x, rounds, y)
+        if not math.isfinite(r["eps"]):
+            raise NotApplicableError(f"no finite eps reaches delta={y} in {rounds} rounds")
+        out.update({key: r[key] for key in ("eps", "discretization_error", "lower_bound")})
+        # A baseline that certifies nothing (e.g. Rényi DP of a profile without a cap) is null.
+        out["baselines"] = {key: r[key] if math.isfinite(r[key]) else None for key in ("rdp", "advanced", "naive")}
+    elif command == "delta":
+        r = composed_delta(model, x, rounds, y)
+        out.update({key: r[key] for key in ("delta", "discretization_error", "lower_bound")})
+    elif command == "eps0":
+        out[answer] = largest_composed(model, rounds, x, y)
+    else:
+        raise ValueError(f"command must be epsilon, delta or eps0, got {command!r}")
+    if model.note:
+        out["note"] = model.note
+    return out
