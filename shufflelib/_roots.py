@@ -9,7 +9,9 @@ round-off put it on the wrong side.
 
 Tolerance: the returned point ``x`` satisfies the target exactly as evaluated
 by ``fn``, and is within ``rtol * |x| + atol`` of the point where ``fn`` crosses
-the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``).
+the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``). If ``fn`` is noisy near
+the root (several crossings), the returned point is still certified (``ok`` at ``x``,
+not ``ok`` within the tolerance on the other side): one of the crossings.
 """
 
 from __future__ import annotations
@@ -107,7 +109,19 @@ def _certified_root(
                 if not ok(other):
                     bad = other
             else:
+                # ``fn`` is off by more than a step near the root (noise of a formula at the float
+                # limit): walk towards the safe side in steps growing fourfold, so that the
+                # bisection below starts from a bracket a few steps wide, not the original one.
                 bad = cand
+                for _ in range(24):
+                    step *= 4.0
+                    cand = min(max(root + step if good > bad else root - step, a), b)
+                    if not (min(bad, good) < cand < max(bad, good)):
+                        break
+                    if ok(cand):
+                        good = cand
+                        break
+                    bad = cand
     except (ValueError, RuntimeError):
         # brentq could not bracket or converge: bisection alone still certifies the answer.
         pass
