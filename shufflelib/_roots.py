@@ -173,6 +173,11 @@ def largest_reaching(
             lo /= 2.0
     if not ok(lo):
         return None
+    # Often the answer is ``lo`` itself (a bound that jumps there, e.g. at the local guarantee):
+    # one evaluation just above certifies it.
+    above = lo + rtol * abs(lo) + atol
+    if above < hi and not ok(above):
+        return lo
     return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
 
 

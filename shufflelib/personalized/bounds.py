@@ -277,7 +277,8 @@ class PersonalizedBound(ABC):
                 seen[e0] = float(self._curve(population.scaled(e0 / top)).delta(inner))
             return seen[e0]
 
-        found = largest_reaching(value, delta, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
+        # From the profile's target: pure levels all at most it are (inner, 0)-DP by the local cap.
+        found = largest_reaching(value, delta, min(inner, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
         if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
         return found
