@@ -84,7 +84,9 @@ def with_cell(text: str, cell: str) -> str:
 
 def chapters() -> list[Path]:
     """Every page of the book that is a notebook (a jupytext header)."""
-    return sorted(p for p in (ROOT / "book").rglob("*.md") if p.read_text(encoding="utf-8").startswith("---\njupytext:"))
+    return sorted(
+        p for p in (ROOT / "book").rglob("*.md") if p.read_text(encoding="utf-8").startswith("---\njupytext:")
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
