@@ -82,6 +82,7 @@ def personalized() -> list[list[str]]:
         out.append(["epsilon", *head, "--delta", "5e-324"])
         out.append(["delta", *head, "--eps", "0.01"])
         out.append(["eps0", *head, "--eps", "1e-3", "--delta", "5e-324"])
+        out.append(["eps0", *head, "--eps", "0.003", "--delta", "1e-6"])
     return out
 
 

@@ -243,7 +243,7 @@ class PersonalizedBound(ABC):
         """Largest ``ε_max`` (levels scaled in proportion) whose shuffled population is (ε, δ)-DP.
 
         Searched in ``(0, 20]`` to relative precision ``1e-9``, rounded down
-        (:func:`~shufflelib._roots.largest_reaching`). The answer is certified: the
+        (``shufflelib._roots.largest_reaching``). The answer is certified: the
         population scaled to it reaches ``(ε, δ)``, and unless it is 20 one scaled at most
         a relative ``1e-9`` higher does not. Where the bound is non-decreasing in ``ε_max`` (every
         proved bound here) it is the largest such ``ε_max``; for a formula that is not

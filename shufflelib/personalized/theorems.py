@@ -368,7 +368,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
     """Theorem 2 exactly as printed (sums from ``m = 1``, ``t_ε`` from the aggregated ``l(t)``).
 
     ``l(t)`` is a step function of ``t`` (through the floors); ``t_ε`` is located exactly,
-    at the step where the condition first holds (see :func:`_threshold_arguments`).
+    at the step where the condition first holds (bisection on the steps of ``l``).
 
     Parameters
     ----------
