@@ -178,14 +178,6 @@ def largest_reaching(
     above = lo + rtol * abs(lo) + atol
     if above < hi and not ok(above):
         return lo
-    # A bracket spanning decades: find the answer's scale first (a few geometric bisection steps),
-    # so that the root finding starts from a bracket of at most a factor 4.
-    while lo > 0 and hi > 4 * lo:
-        mid = math.sqrt(lo * hi)
-        if ok(mid):
-            lo = mid
-        else:
-            hi = mid
     return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
 
 
