@@ -7,7 +7,10 @@ most 2 seconds anywhere in the box. Each question runs once, in process, through
 in CPU seconds of the calling thread (the machine may be shared; idle BLAS threads would inflate
 the process total); Python's start-up (about a second)
 is not included. ``exact-krr`` is left out (its k >= 3 evaluation is
-being rewritten).
+being rewritten). Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
+Gaussian levels with a local δ), the population bounds (laws at both ends, 10^9 dummies, both
+dummy modes), the segmented bounds (large ``s``, both group forms, many slots) and the
+``--compose`` questions (10,000 rounds).
 
 The slowest questions are then re-timed each in a fresh process (CPU of the child, net of the
 start-up), which is what a user of the calculator waits for.
@@ -29,6 +32,7 @@ import time
 
 from shufflelib.__main__ import main
 from shufflelib.bounds import BOUNDS
+from shufflelib.composition import MAX_ROUNDS
 from shufflelib.personalized.bounds import PERSONALIZED_BOUNDS
 
 DELTAS = ("5e-324", "1e-6", "0.99")
@@ -68,7 +72,30 @@ def personalized() -> list[list[str]]:
     gauss = ["--randomizer", "gaussian", "--calibration", "analytic", "--delta0", "1e-8"]
     for bound in ("pers-clones", "pers-fv", "pers-liu24", "pers-liu24-printed"):
         for eps0, counts in pops[1:]:
-            out.append(["epsilon", "--bound", bound, *gauss, "--eps0", eps0, "--counts", counts, "--delta", "1e-12"])
+            head = ["--bound", bound, *gauss, "--eps0", eps0, "--counts", counts]
+            out.append(["epsilon", *head, "--delta", "1e-12"])
+            out.append(["eps0", *head, "--eps", "0.1", "--delta", "1e-6"])
+    # Many levels: 1,000 levels from 0.01 to 10, a million users each (n = 10^9).
+    many = ",".join(f"{0.01 * i:g}" for i in range(1, 1001)), ",".join(["1000000"] * 1000)
+    for bound, kind in itertools.product(PERSONALIZED_BOUNDS, ("rr", "laplace")):
+        head = ["--bound", bound, "--randomizer", kind, "--eps0", many[0], "--counts", many[1]]
+        out.append(["epsilon", *head, "--delta", "5e-324"])
+        out.append(["delta", *head, "--eps", "0.01"])
+        out.append(["eps0", *head, "--eps", "1e-3", "--delta", "5e-324"])
+        out.append(["eps0", *head, "--eps", "0.003", "--delta", "1e-6"])
+    return out
+
+
+def composed() -> list[list[str]]:
+    """``--compose``: the largest number of rounds at the corners (with ``--json``, the baselines too)."""
+    out = []
+    for bound, n in itertools.product(("clones", "stronger-clones", "blanket-bennett"), NS):
+        head = ["--bound", bound, "--n", n, "--compose", str(MAX_ROUNDS)]
+        for eps0, delta in itertools.product(EPS0S, ("5e-324", "1e-6")):
+            out.append(["epsilon", *head, "--eps0", eps0, "--delta", delta, "--json"])
+        out.append(["delta", *head, "--eps0", "1", "--eps", "1"])
+        for eps, delta in itertools.product(("1e-6", "1"), ("5e-324", "1e-6")):
+            out.append(["eps0", *head, "--eps", eps, "--delta", delta])
     return out
 
 
@@ -92,6 +119,9 @@ def population() -> list[list[str]]:
             for eps, delta in itertools.product(("1e-6", "1"), DELTAS):
                 out.append(["eps0", *head, "--eps", eps, "--delta", delta])
         out.append(["epsilon", *head, "--dummies", "1000000000", "--eps0", "1", "--delta", "5e-324"])
+        for mode in ("nonadaptive", "adaptive"):
+            dummies = ["--dummies", "1000000000", "--dummy-mode", mode]
+            out.append(["eps0", *head, *dummies, "--eps", "1e-6", "--delta", "5e-324"])
     return out
 
 
@@ -109,6 +139,8 @@ def segmented() -> list[list[str]]:
         if lam == "0.5":
             out.append(["delta", *head, "--lam", lam, "--eps", "0.5"])
             out.append(["eps0", *head, "--eps", "0.5", "--delta", delta])
+            out.append(["epsilon", *head, "--lam", lam, "--delta", delta, "--group", "standard"])
+            out.append(["epsilon", *head, "--lam", lam, "--delta", delta, "--slots", "1000000"])
     return out
 
 
@@ -127,6 +159,7 @@ def run() -> None:
         ("personalized", personalized),
         ("population", population),
         ("segmented", segmented),
+        ("composed", composed),
     ):
         for argv in make():
             seconds, status = timed(argv)

@@ -9,7 +9,9 @@ round-off put it on the wrong side.
 
 Tolerance: the returned point ``x`` satisfies the target exactly as evaluated
 by ``fn``, and is within ``rtol * |x| + atol`` of the point where ``fn`` crosses
-the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``).
+the target (defaults ``rtol = 1e-9``, ``atol = 1e-12``). If ``fn`` is noisy near
+the root (several crossings), the returned point is still certified (``ok`` at ``x``,
+not ``ok`` within the tolerance on the other side): one of the crossings.
 """
 
 from __future__ import annotations
@@ -90,28 +92,75 @@ def _certified_root(
     atol: float,
 ) -> float:
     a, b = min(bad, good), max(bad, good)
+    scores: dict[float, float] = {}  # every point the root finding scored ...
+    verdicts: dict[float, bool] = {good: True, bad: False}  # ... and every point ok judged
+
+    def scored(x: float) -> float:
+        scores[x] = score(x)
+        return scores[x]
+
+    def judged(x: float) -> bool:
+        verdicts[x] = ok(x)
+        return verdicts[x]
+
     try:
-        sa, sb = score(a), score(b)
+        sa, sb = scored(a), scored(b)
         if math.isfinite(sa) and math.isfinite(sb) and sa * sb < 0:
-            root = brentq(score, a, b, xtol=max(atol, 1e-300), rtol=max(rtol, 4 * 2.2e-16), maxiter=1100)
+            root = brentq(scored, a, b, xtol=max(atol, 1e-300), rtol=max(rtol, 4 * 2.2e-16), maxiter=1100)
             # With rtol = atol = 0 (resolve to the adjacent float) bracket a few ulps around the root.
             step = rtol * abs(root) + atol or 16 * math.ulp(root)
             # Move the estimate one tolerance step towards the safe side.
             cand = root + step if good > bad else root - step
             cand = min(max(cand, a), b)
-            if ok(cand):
+            if judged(cand):
                 good = cand
                 # The root is within one step of cand: tighten the bad side too.
                 other = root - step if good > bad else root + step
                 other = min(max(other, a), b)
-                if not ok(other):
+                if not judged(other):
                     bad = other
             else:
                 bad = cand
     except (ValueError, RuntimeError):
-        # brentq could not bracket or converge: bisection alone still certifies the answer.
-        pass
+        pass  # brentq could not bracket or converge: bisection alone still certifies the answer.
+    # ``fn`` may be off near the root (noise of a formula at the float limit, a jump): bisect from
+    # the narrowest bracket among the points seen, not from the original one.
+    if abs(good - bad) > rtol * max(abs(good), abs(bad)) + atol:
+        good, bad = _narrowest(scores, verdicts, ok, good=good, bad=bad, span=(a, b))
     return _bisect(ok, bad, good, rtol, atol)
+
+
+def _narrowest(
+    scores: dict[float, float],
+    verdicts: dict[float, bool],
+    ok: Callable[[float], bool],
+    *,
+    good: float,
+    bad: float,
+    span: tuple[float, float],
+) -> tuple[float, float]:
+    """The narrowest bracket (a good point on the same side of a bad one as ``good`` of ``bad``)
+    among the points seen in ``span``; ``(good, bad)`` if none is narrower.
+
+    A point is good if ``ok`` said so, else if its score is ``<= 0`` (then ``ok`` confirms it
+    before use). Neighbouring points, a good one on the good side of a bad one, bracket a crossing.
+    """
+    points = sorted({x for x in (*scores, *verdicts) if span[0] <= x <= span[1]})
+
+    def presumed(x: float) -> bool:
+        return verdicts[x] if x in verdicts else scores[x] <= 0
+
+    pairs = sorted(
+        (abs(x1 - x0), *((x0, x1) if good < bad else (x1, x0)))
+        for x0, x1 in zip(points, points[1:], strict=False)
+        if presumed(x0 if good < bad else x1) and not presumed(x1 if good < bad else x0)
+    )
+    for width, g, b in pairs[:4]:
+        if width >= abs(good - bad):
+            break
+        if (verdicts[g] if g in verdicts else ok(g)) and not (verdicts[b] if b in verdicts else ok(b)):
+            return g, b
+    return good, bad
 
 
 def largest_reaching(
@@ -159,6 +208,11 @@ def largest_reaching(
             lo /= 2.0
     if not ok(lo):
         return None
+    # Often the answer is ``lo`` itself (a bound that jumps there, e.g. at the local guarantee):
+    # one evaluation just above certifies it.
+    above = lo + rtol * abs(lo) + atol
+    if above < hi and not ok(above):
+        return lo
     return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
 
 

@@ -19,6 +19,7 @@ test needs Chromium, and fails without it under CI.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -181,6 +182,59 @@ def test_launch_url_opens_a_live_notebook(page, lab) -> None:
     page.screenshot(path=str(SHOTS / "lab-widget-after.png"))
     assert not page.blocked, f"JupyterLab tried to reach other hosts: {page.blocked}"
     print(f"launch, render, Run All and slider: {time.monotonic() - start:.0f} s")
+
+
+def test_chapter_math_knows_the_book_macros(page, lab) -> None:
+    """The macros of ``_config.yml`` (``\\P``, ``\\E``, ...) render in JupyterLab as on the website.
+
+    jupyterlab-myst typesets Markdown math with KaTeX, taking macros from the frontmatter of the
+    first Markdown cell (``tools/chapter_macros.py``). Without them ``\\P`` is KaTeX's pilcrow
+    and ``\\E``, ``\\Var``, ``\\Bin`` are errors.
+    """
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.goto(f"{lab}/{LAUNCH_PATH}", wait_until="domcontentloaded")
+    page.locator(".jp-NotebookPanel").first.wait_for(timeout=90_000)
+    # Each cell is typeset alone first, then again with the notebook's frontmatter (the macros):
+    # wait until the chapter's last macro (\\Bin) is shown and the page stops changing.
+    state = """() => [document.querySelectorAll('.jp-MarkdownCell .katex').length,
+                      document.querySelectorAll('.jp-MarkdownCell .text-red-500').length,
+                      document.querySelectorAll('.jp-MarkdownCell .text-yellow-600').length,
+                      document.querySelector('.jp-Notebook').innerText.includes('Bin(')]"""
+    seen, deadline = [], time.monotonic() + 90
+    while time.monotonic() < deadline and not (len(seen) >= 3 and seen[-1][3] and seen[-1] == seen[-2] == seen[-3]):
+        time.sleep(1.0)
+        seen.append(page.evaluate(state))
+    math = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.jp-MarkdownCell .katex')).map(el => ({
+                 tex: (el.querySelector('annotation') || {}).textContent || '',
+                 text: el.querySelector('.katex-html') ? el.querySelector('.katex-html').textContent : '',
+                 struck: Array.from(el.querySelectorAll('mi[mathvariant="double-struck"]')).map(m => m.textContent),
+                 operators: Array.from(el.querySelectorAll('mi, mo')).map(m => m.textContent)}))"""
+    )
+    # KaTeX errors: myst-to-react shows math it cannot render (its TeX, with a backslash) in a
+    # yellow span inline (unresolved citations look the same, without one), in a red one displayed.
+    errors = page.evaluate(
+        """() => Array.from(document.querySelectorAll('.jp-MarkdownCell .katex-error,'
+                 + ' .jp-MarkdownCell span.text-yellow-600, .jp-MarkdownCell .text-red-500'))
+                 .map(el => el.textContent).filter(text => text.includes('\\\\'))"""
+    )
+    assert not errors, f"math errors in the rendered chapter: {errors[:5]}"
+    assert not [m["tex"] for m in math if "\u00b6" in m["text"]], "a macro was rendered as a pilcrow"
+    uses = {
+        name: [m for m in math if re.search(rf"\\{name}(?![A-Za-z])", m["tex"])] for name in ("P", "E", "Var", "Bin")
+    }
+    assert all(uses.values()), {name: len(found) for name, found in uses.items()}
+    assert all("P" in m["struck"] for m in uses["P"]) and all("E" in m["struck"] for m in uses["E"])
+    assert all("Var" in m["operators"] for m in uses["Var"]) and all("Bin" in m["operators"] for m in uses["Bin"])
+    # The macro cell itself shows nothing (its frontmatter has no title or authors to display).
+    first = page.locator(".jp-MarkdownCell").first
+    assert first.inner_text().strip() == "", first.inner_text()[:300]
+    page.evaluate(
+        """() => Array.from(document.querySelectorAll('.jp-MarkdownCell .katex-display'))
+                 .find(el => el.textContent.includes('Var')).scrollIntoView({block: 'center'})"""
+    )
+    page.screenshot(path=str(SHOTS / "lab-macros.png"))
+    assert not page.blocked, f"JupyterLab tried to reach other hosts: {page.blocked}"
 
 
 def test_binder_pins_are_the_tested_versions() -> None:

@@ -7,6 +7,7 @@ checks that every reference resolves.
 from __future__ import annotations
 
 import re
+import sys
 from collections import Counter
 
 import pytest
@@ -137,3 +138,32 @@ def test_no_citation_in_a_heading() -> None:
         if re.match(r"#+ .*\{cite", line)
     ]
     assert not found, f"citations in headings: {found}"
+
+
+def test_every_notebook_chapter_starts_with_the_macros_of_the_config() -> None:
+    """JupyterLab gets the website's math macros from each chapter's first cell (tools/chapter_macros.py)."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import chapter_macros
+
+    table = chapter_macros.macros()
+    assert table, "_config.yml defines no MathJax macros"
+    cell = chapter_macros.macro_cell(table)
+    notebooks = chapter_macros.chapters()
+    assert {"local_randomizers", "amplification", "pure_dp"} <= {path.stem for path in notebooks}
+    for path in notebooks:
+        text = path.read_text()
+        header = chapter_macros.HEADER.match(text)
+        assert header and text[header.end() :].startswith(cell), (
+            f"{path.name}: run python tools/chapter_macros.py (the macro cell is missing or stale)"
+        )
+        # a second (stale) cell after the first would not be read: there is one
+        assert text.count('+++ {"tags": ["remove-cell"]}\n\n---\nmath:') == 1
+
+
+def test_the_pdf_preamble_defines_the_website_macros() -> None:
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    mathjax = config["mathjax3_config"]["tex"]["macros"]
+    preamble = re.findall(r"\\(?:re)?newcommand\{\\(\w+)\}\{(.*)\}\s*$", config["latex_elements"]["preamble"], re.M)
+    assert dict(preamble) == mathjax

@@ -15,7 +15,7 @@ from test_chapters import ROOT
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 
-from course_kit import archive, is_notebook, to_notebook, without_solutions  # noqa: E402
+from course_kit import archive, course_requirements, is_notebook, to_notebook, without_solutions  # noqa: E402
 
 #: The numbered chapters of ``_toc.yml`` (one lecture each), in order.
 LECTURES = [
@@ -48,6 +48,23 @@ def test_student_notebook_drops_solutions_and_keeps_exercises_and_checks(name: s
     # the solution cells are gone: fewer code cells, and no solution prose
     assert sum(c.cell_type == "code" for c in student.cells) < sum(c.cell_type == "code" for c in full.cells)
     nbformat.validate(student)
+
+
+@pytest.mark.parametrize("name", LECTURES)
+def test_student_notebook_starts_with_the_book_macros(name: str) -> None:
+    """jupyterlab-myst reads math macros from the first Markdown cell's frontmatter: the book's own."""
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())["sphinx"]["config"]
+    first = to_notebook(without_solutions(chapters()[name])).cells[0]
+    assert first.cell_type == "markdown" and "remove-cell" in first.metadata.get("tags", [])
+    frontmatter = yaml.safe_load(re.fullmatch(r"---\n(.*)\n---\n?", first.source, re.S).group(1))
+    assert frontmatter == {"math": {"\\" + k: v for k, v in config["mathjax3_config"]["tex"]["macros"].items()}}
+
+
+def test_students_get_the_launch_button_environment() -> None:
+    text = course_requirements(ROOT, "https://github.com/o/r")
+    pins = {line.split("==")[0] for line in text.splitlines() if "==" in line}
+    assert {"jupyterlab", "jupyterlab-myst", "ipykernel", "numpy"} <= pins
+    assert "shufflelib @ git+https://github.com/o/r" in text.splitlines() and "-e ." not in text.splitlines()
 
 
 def test_archives_hold_every_chapter() -> None:

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import integrate, stats
 
-from shufflelib.bounds.clone_pair import binomial_shortfall
+from shufflelib.bounds.clone_pair import BINOM_RTOL, _bernstein_range, _binomial_pmf_run, binomial_shortfall
 from shufflelib.curves import DominatingPair
 from shufflelib.personalized.clone_count import CloneCount, clone_pair_delta
 from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
@@ -186,6 +186,29 @@ def test_coarse_grid_and_grouping_are_stochastically_smaller():
     assert grouped.grouped and grouped.mean < direct.mean  # smallest q of each bin: fewer clones
 
 
+@pytest.mark.parametrize(("n", "q"), [(10**9, 0.48), (999_899_998, 0.3), (10**9, 0.999), (123_456_789, 0.731)])
+def test_binomial_pmf_runs_keep_the_accuracy_of_scipy(n, q):
+    """Runs of a binomial pmf (anchors by scipy, ratios in between) against 30-digit mpmath."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 30
+    lo, hi = (int(v[0]) for v in _bernstein_range(np.array([float(n)]), np.array([q]), 1e-30))
+    run = _binomial_pmf_run(float(n), q, lo, hi)
+    assert run.size == hi - lo + 1
+    # the far ends, the last point of a run (63 ratios from its anchor) and points in between
+    picks = np.unique(np.r_[0, 63, 64 * 7 + 63, np.linspace(0, run.size - 1, 25).astype(int), run.size - 1])
+    for i in picks:
+        exact = mpmath.binomial(n, lo + i) * mpmath.mpf(q) ** (lo + i) * (1 - mpmath.mpf(q)) ** (n - lo - i)
+        assert abs(run[i] - exact) <= BINOM_RTOL / 10 * exact  # measured <= 6.2e-11 (scipy's own error)
+
+
+def test_binomial_pmf_runs_from_underflowing_anchors_are_computed_point_by_point():
+    run = _binomial_pmf_run(2000.0, 0.5, 0, 2000)  # pmf(0) = 2^-2000 underflows
+    direct = stats.binom.pmf(np.arange(2001), 2000, 0.5)
+    assert np.all((run == 0) == (direct == 0))
+    live = direct > 1e-280
+    assert np.max(np.abs(run[live] / direct[live] - 1)) <= 1e-12
+
+
 def test_binomial_shortfall_of_a_fair_coin_matches_a_direct_sum():
     for m, u in ((10, 3.3), (25, 9.7), (101, 44.2)):
         x = np.arange(m + 1)
@@ -233,6 +256,34 @@ def test_printed_theorem2_with_aggregated_threshold_is_below_the_supremum():
     # As printed (constant weights w_1^0, which cancel) the threshold is far off.
     literal = theorem2_printed_delta(eps, plan)
     assert literal[0] < 0.9 * clean[0] and np.all(literal[1:] == 0)
+
+
+@pytest.mark.parametrize("weights", ["printed", "pi"])
+def test_printed_theorem2_threshold_is_the_exact_step_of_l(weights):
+    """t_eps against every step of l(t): k_m(t) = floor(m - (m + 1)/(t + 1)) jumps at t = (m + 1)/(m - k) - 1."""
+    plan = ClonePlan.homogeneous(0.2, 0.6, 40)
+    w, m = plan.w, np.arange(1.0, 41.0)
+    pi = stats.binom.pmf(m, 40, 0.6)
+    weight = pi if weights == "pi" else np.ones_like(m)
+    steps = np.unique([(mm + 1) / (mm - k) - 1 for mm in m for k in range(int(mm))])
+    candidates = np.r_[1e-12, steps[(steps > 1e-12) & (steps <= 1e12)] * (1 + 1e-9)]  # just past each step
+    configs = [np.floor(m - (m + 1) / (t + 1)) for t in candidates]
+    with np.errstate(divide="ignore"):  # l = -inf where every f_m(k) is 0
+        l_values = [-(weight @ stats.binom.pmf(k + 1, m, 0.5)) / (weight @ stats.binom.pmf(k, m, 0.5)) for k in configs]
+    for eps in (0.05, 0.3, 0.8):
+        first = next(j for j, l_t in enumerate(l_values) if -2 * w + (1 - 2 * w) * l_t >= -math.exp(eps))
+        k = configs[first]
+        a, b = stats.binom.cdf(k, m, 0.5) @ pi, stats.binom.cdf(k + 1, m, 0.5) @ pi
+        expected = max((2 * w - math.exp(eps)) * a + (1 - 2 * w) * b, 0.0)
+        assert float(theorem2_printed_delta(eps, plan, weights=weights)) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+def test_printed_theorem2_is_smooth_in_eps0_at_a_billion_users():
+    """With t_eps exact the printed formula rises smoothly with eps0 (an approximate t_eps gave zeros)."""
+    population = Population([1e-6, 1.0, 100.0], [1, 100_000, 999_899_999])
+    plans = [paper_plan(population.scaled(e0 / 100), LocalMechanism("rr")) for e0 in np.linspace(1.1, 1.5, 9)]
+    values = [float(theorem2_printed_delta(1e-3, plan, weights="pi")) for plan in plans]
+    assert values[0] > 0 and np.all(np.diff(np.log(values)) > 1.0)  # > e-fold per step of 0.05
 
 
 def test_theorem1_printed_is_not_a_tradeoff_function_and_corrected_is_not_a_lower_bound():

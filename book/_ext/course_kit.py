@@ -8,7 +8,9 @@ folder, linked from the instructors page:
   enters an answer and runs the check.
 * ``answer-key.zip``: the same notebooks with the solutions.
 
-Both hold the repository's ``requirements.txt`` and a short ``README.txt``. A chapter is
+Both hold the launch button's ``requirements.txt`` (``binder/``: JupyterLab with jupyterlab-myst,
+which renders the theorems and, from each chapter's first cell, the book's math macros) and a
+short ``README.txt``. A chapter is
 a MyST Markdown notebook (a ``jupytext`` header); a solution is everything from a
 ```` ```{solution-start} ```` line through the matching ```` ```{solution-end} ```` block.
 """
@@ -37,13 +39,16 @@ REMOVED = "*The solution is in the instructors' answer key.*\n"
 README = """{title}
 
 One Jupyter notebook per chapter of the book. Install the book's Python packages first
-(Python 3.11 or later):
+(Python 3.11 or later; the environment of the book's launch button, with JupyterLab and
+jupyterlab-myst, which renders the theorems, the exercises and the book's math macros):
 
-    python -m pip install -r requirements.txt jupyterlab
+    python -m pip install -r requirements.txt
     jupyter lab
 
 {what}
 """
+#: The environment of the live chapters (the launch button), also the students' (from the book's root).
+REQUIREMENTS = Path("binder") / "requirements.txt"
 
 
 def is_notebook(text: str) -> bool:
@@ -110,16 +115,24 @@ def _toc_order(app: Sphinx) -> list[str]:
     return order + sorted(set(app.env.found_docs) - seen)
 
 
+def course_requirements(root: Path, repository: str | None) -> str | None:
+    """The students' ``requirements.txt``: the launch button's (``binder/requirements.txt``), with
+    ``-e .`` (meaningless outside a clone) replaced by the repository; ``None`` without the file."""
+    path = root / REQUIREMENTS
+    if not path.exists():
+        return None
+    text = path.read_text(encoding="utf-8")
+    if repository:
+        text = re.sub(r"^-e \.$", f"shufflelib @ git+{repository}", text, flags=re.M)
+    return text
+
+
 def _on_build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     chapters = chapter_sources(app)
-    requirements_file = Path(app.confdir) / "requirements.txt"
-    requirements = requirements_file.read_text() if requirements_file.exists() else None
     repository = (app.config.html_theme_options or {}).get("repository_url")
-    if requirements is not None and repository:
-        # outside a clone "-e ." means nothing: install shufflelib from the repository instead
-        requirements = re.sub(r"^-e \.$", f"shufflelib @ git+{repository}", requirements, flags=re.M)
+    requirements = course_requirements(Path(app.confdir), repository)
     target = Path(app.outdir) / COURSE_DIR
     target.mkdir(parents=True, exist_ok=True)
     for name, students in ((STUDENT_ARCHIVE, True), (ANSWER_ARCHIVE, False)):

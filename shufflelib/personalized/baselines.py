@@ -34,6 +34,7 @@ and two personalized approximations:
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 import numpy as np
 from scipy.special import log_ndtr
@@ -68,8 +69,13 @@ def stronger_clones_delta(eps: object, n: int, eps0: float) -> np.ndarray:
     """
     e = check_array("eps", eps, low=0.0)
     q = 2.0 / (math.exp(eps0) + 1.0) if eps0 < 700 else 0.0
-    count = CloneCount.from_binomials([q], [n - 1])
-    return clone_pair_delta(e, 1.0 / (math.exp(min(eps0, 700.0)) + 1.0), count)
+    return clone_pair_delta(e, 1.0 / (math.exp(min(eps0, 700.0)) + 1.0), _clone_count(q, n - 1))
+
+
+@lru_cache(maxsize=32)
+def _clone_count(q: float, others: int) -> CloneCount:
+    """The clone count of ``others`` users cloning with probability ``q`` (built once per profile)."""
+    return CloneCount.from_binomials([q], [others])
 
 
 def approximate_clone_term(eps: object, n: int, eps0: float, delta0: float) -> np.ndarray:

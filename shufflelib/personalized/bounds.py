@@ -242,7 +242,12 @@ class PersonalizedBound(ABC):
     def max_eps0(self, population: Population, eps: float, delta: float) -> float:
         """Largest ``ε_max`` (levels scaled in proportion) whose shuffled population is (ε, δ)-DP.
 
-        Searched in ``(0, 20]`` to relative precision ``1e-9``, rounded down.
+        Searched in ``(0, 20]`` to relative precision ``1e-9``, rounded down
+        (``shufflelib._roots.largest_reaching``). The answer is certified: the
+        population scaled to it reaches ``(ε, δ)``, and unless it is 20 one scaled at most
+        a relative ``1e-9`` higher does not. Where the bound is non-decreasing in ``ε_max`` (every
+        proved bound here) it is the largest such ``ε_max``; for a formula that is not
+        monotone it is the crossing the search brackets, not necessarily the supremum.
 
         Raises
         ------
@@ -265,11 +270,15 @@ class PersonalizedBound(ABC):
         # (eps, delta) is certified at eps_max = e0 iff the scaled population's delta(eps) <= delta:
         # one profile evaluation per step (not an epsilon search).
         inner = profile_target(eps)
+        seen: dict[float, float] = {}  # the search asks again for the ends of its bracket
 
         def value(e0: float) -> float:
-            return float(self._curve(population.scaled(e0 / top)).delta(inner))
+            if e0 not in seen:
+                seen[e0] = float(self._curve(population.scaled(e0 / top)).delta(inner))
+            return seen[e0]
 
-        found = largest_reaching(value, delta, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
+        # From the profile's target: pure levels all at most it are (inner, 0)-DP by the local cap.
+        found = largest_reaching(value, delta, min(inner, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
         if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
         return found
@@ -340,6 +349,12 @@ class PaperTheorem2(PersonalizedBound):
 
 class PaperTheorem2Printed(PersonalizedBound):
     """Theorem 2 of Liu et al. (2024) exactly as printed (``t_ε`` from the aggregated ``l(t)``).
+
+    The formula is a difference of two sums of binomial cdfs; its threshold ``t_ε`` is
+    located exactly (:func:`~shufflelib.personalized.theorems.theorem2_printed_delta`), so
+    it rises smoothly with ``ε_max``, down to where the difference reaches the subnormal
+    numbers: at a ``δ`` there (e.g. ``5e-324``) the ``max_eps0`` answer is a crossing in that
+    float noise (about 1 % of ``ε_max`` wide at ``n = 10^9``).
 
     Parameters
     ----------

@@ -159,18 +159,21 @@ class SoundPiece:
 
     def screen_delta(self, eps: np.ndarray) -> np.ndarray:
         """An upper bound on :meth:`delta`: the :attr:`screen_count` bound (64 blocks) at the
-        largest point of a fixed grid of 129 ε values that is <= ε (a profile is non-increasing)."""
+        largest point of a fixed grid of 129 ε values that is <= ε (a profile is non-increasing).
+
+        Grid values are computed when first needed (and kept)."""
         cached = self.__dict__.get("_screen_grid")
         if cached is None:
             big_l = math.log((1.0 - self.w) / self.w)
-            grid = np.linspace(0.0, big_l, _SCREEN_GRID)
-            pair = clone_pair_delta(grid, self.w, self.screen_count, max_blocks=_SCREEN_BLOCKS)
-            values = np.minimum((1.0 - self.delta_prime) * pair + self.delta_prime, 1.0)
-            cached = (grid, values)
+            cached = (np.linspace(0.0, big_l, _SCREEN_GRID), np.full(_SCREEN_GRID, np.nan))
             object.__setattr__(self, "_screen_grid", cached)
         grid, values = cached
-        idx = np.searchsorted(grid, np.asarray(eps, float), side="right") - 1
-        return values[np.clip(idx, 0, grid.size - 1)]
+        idx = np.clip(np.searchsorted(grid, np.asarray(eps, float), side="right") - 1, 0, grid.size - 1)
+        missing = np.unique(idx[np.isnan(values[idx])])
+        if missing.size:
+            pair = clone_pair_delta(grid[missing], self.w, self.screen_count, max_blocks=_SCREEN_BLOCKS)
+            values[missing] = np.minimum((1.0 - self.delta_prime) * pair + self.delta_prime, 1.0)
+        return values[idx]
 
     def local_delta(self, eps: np.ndarray) -> np.ndarray:
         """The piece's bound without any clone (cheap, >= :meth:`delta`)."""

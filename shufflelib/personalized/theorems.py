@@ -33,19 +33,21 @@ It is the convex conjugate of the corrected Theorem 1, so it equals
 attained at the common threshold :math:`t^* = e^{-\varepsilon'}`.
 :func:`theorem2_delta` computes this consistent reading (sums from ``m = 0``),
 :func:`theorem2_printed_delta` the printed formula literally (sums from
-``m = 1``, :math:`t_\varepsilon` from :math:`l(t)` by a scan of 400
-log-spaced thresholds refined by 16 bisection steps; with weights ``"pi"``,
-counts whose pmf is below ``1e-30`` of its maximum are left out of both sums).
+``m = 1``, :math:`t_\varepsilon` from :math:`l(t)`: the first of 100 log-spaced
+thresholds where the condition holds, then the exact step of :math:`l(t)` by bisection;
+with weights ``"pi"``, counts whose pmf is below ``1e-30`` of its maximum are left out of
+both sums and at most 1,024 pooled counts kept).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import bdtr, gammaln, logsumexp
+from scipy.special import bdtr, gammaln
 from scipy.stats import binom
 
 from .._validation import check_array, check_in_range
@@ -194,10 +196,35 @@ _PRINTED_CACHE: dict[tuple[int, str], tuple] = {}
 
 #: Largest number of clone counts the printed formula sums over (see :func:`_coarsen`).
 _MAX_TERMS = 1024
+#: Thresholds scanned for the first crossing of the condition on ``l(t)`` (then resolved exactly).
+_T_GRID = np.logspace(-12, 12, 100)
 
 
-def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
-    """Counts, pmf, weights of l(t), and l(t) on a grid of 100 thresholds (cached per plan).
+@dataclass(frozen=True)
+class _PrintedTables:
+    """The terms of the printed formula for one plan: counts ``m``, pmf, and ``l(t)`` on :data:`_T_GRID`
+    (filled in chunks of :data:`_GRID_CHUNK` thresholds, from the smallest, as far as a scan needs)."""
+
+    m: np.ndarray
+    pi: np.ndarray
+    log_base: np.ndarray  # log(weight of l(t)) + log m! − m log 2: f_m(v) weighted, without 1/(v!(m−v)!)
+    l_grid: np.ndarray  # NaN where not computed yet
+
+    def l_at(self, index: int) -> np.ndarray:
+        """``l`` on the chunk of grid thresholds that holds ``index`` (computed once)."""
+        lo = index - index % _GRID_CHUNK
+        chunk = self.l_grid[lo : lo + _GRID_CHUNK]
+        if np.isnan(chunk[0]):
+            chunk[:] = _l_of_k(_k_of_t(_T_GRID[lo : lo + _GRID_CHUNK, None], self.m), self.m, self.log_base)
+        return chunk
+
+
+#: Thresholds of :data:`_T_GRID` whose ``l(t)`` is computed at once.
+_GRID_CHUNK = 10
+
+
+def _printed_tables(plan: ClonePlan, weights: str) -> _PrintedTables:
+    """The terms of the printed formula (cached per plan).
 
     ``weights="printed"``: every ``m = 1, ..., n − 1`` with weight 1 (the constant ``w_1^0``
     cancels); ``"pi"``: the counts where the clone-count pmf is represented.
@@ -217,9 +244,9 @@ def _printed_tables(plan: ClonePlan, weights: str) -> tuple:
         keep = pi >= 1e-30 * pi.max() if pi.size else pi > 0  # negligible terms of both sums
         m, pi = _coarsen(m[keep], pi[keep])
         wts = pi
-    grid = np.logspace(-12, 12, 100)  # brackets t_eps; 16 bisection steps refine it on l(t) itself
-    l_grid = _l_of_t(grid, m, wts) if m.size else np.empty(0)
-    tables = (m, pi, wts, grid, l_grid)
+    with np.errstate(divide="ignore"):  # zero weights are -inf logs
+        log_base = np.log(wts) + gammaln(m + 1.0) - m * _LOG2
+    tables = _PrintedTables(m, pi, log_base, np.full(_T_GRID.size, np.nan))
     if len(_PRINTED_CACHE) > 64:
         _PRINTED_CACHE.clear()
     _PRINTED_CACHE[key] = (plan, tables)
@@ -252,12 +279,15 @@ def _pmf_table(plan: ClonePlan, from_one: bool) -> tuple[np.ndarray, np.ndarray]
     return m, pi
 
 
+def _k_of_t(t: np.ndarray | float, m: np.ndarray) -> np.ndarray:
+    """``k_m(t) = ⌊m − (m+1)/(t+1)⌋``: the argument of ``F_m`` in ``a(t)`` (non-decreasing in ``t``)."""
+    return np.floor(m - (m + 1.0) / (t + 1.0))
+
+
 def _a_b(t: np.ndarray, m: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``a(t) = Σ π_m F_m(m − (m+1)/(t+1))`` and ``B(t) = Σ π_m F_m(m + 1 − (m+1)/(t+1))``."""
-    x = (m[None, :] + 1.0) / (t[:, None] + 1.0)
-    a = _bin_cdf(np.floor(m[None, :] - x), m[None, :]) @ pi
-    b = _bin_cdf(np.floor(m[None, :] + 1.0 - x), m[None, :]) @ pi
-    return a, b
+    k = _k_of_t(t[:, None], m[None, :])
+    return _bin_cdf(k, m[None, :]) @ pi, _bin_cdf(k + 1.0, m[None, :]) @ pi
 
 
 def _bin_cdf(k: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -270,31 +300,75 @@ def _bin_cdf(k: np.ndarray, m: np.ndarray) -> np.ndarray:
     return out
 
 
-def _l_of_t(t: np.ndarray, m: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    """The printed ``l(t)`` (``-inf`` where the denominator vanishes), in log space.
+def _l_of_k(k: np.ndarray, m: np.ndarray, log_base: np.ndarray) -> np.ndarray:
+    """The printed ``l(t)`` at the arguments ``k = k_m(t)`` (rows: thresholds), in log space.
 
-    Each pmf is ``f_m(v) = exp(log m! − log v! − log (m−v)! − m log 2)``, 0 outside ``[0, m]``.
+    ``l = −Σ_m w_m f_m(k_m + 1) / Σ_m w_m f_m(k_m)`` with
+    ``f_m(v) = exp(log m! − log v! − log (m−v)! − m log 2)``, 0 outside ``[0, m]``;
+    ``-inf`` where the denominator vanishes.
     """
-    v = np.floor(m[None, :] - (m[None, :] + 1.0) / (t[:, None] + 1.0))
-    mm = m[None, :]
-    with np.errstate(divide="ignore"):  # zero weights are -inf logs
-        base = np.log(weights)[None, :] + gammaln(mm + 1.0) - mm * _LOG2
-
-    def log_pmf(vals: np.ndarray) -> np.ndarray:
-        inside = (vals >= 0) & (vals <= mm)
-        vi = np.where(inside, vals, 0.0)
-        return np.where(inside, base - gammaln(vi + 1.0) - gammaln(mm - vi + 1.0), -np.inf)
-
-    den = logsumexp(log_pmf(v), axis=1)
-    num = logsumexp(log_pmf(v + 1.0), axis=1)
-    out = np.full(t.shape, -np.inf)
+    k = np.atleast_2d(k)
+    inside = (k >= 0) & (k <= m)
+    kk = np.where(inside, k, 0.0)
+    log_den_terms = np.where(inside, log_base - gammaln(kk + 1.0) - gammaln(m - kk + 1.0), -np.inf)
+    # f_m(k + 1) = f_m(k) (m − k)/(k + 1) inside; f_m(0) at k = −1; 0 from k = m on.
+    with np.errstate(divide="ignore"):
+        step = np.log(np.maximum(m - k, 0.0)) - np.log(k + 1.0)
+    log_num_terms = np.where(k == -1.0, log_base - gammaln(m + 1.0), log_den_terms + np.where(inside, step, 0.0))
+    den, num = _log_sum(log_den_terms), _log_sum(log_num_terms)
+    out = np.full(den.shape, -np.inf)
     ok = np.isfinite(den)
     out[ok] = -np.exp(np.minimum(num[ok] - den[ok], 700.0))  # beyond e^700: -inf for every purpose
     return out
 
 
+def _log_sum(x: np.ndarray) -> np.ndarray:
+    """``log Σ exp`` along the last axis (``-inf`` for a row of ``-inf``)."""
+    top = x.max(axis=-1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(x - safe[..., None]).sum(axis=-1))
+
+
+def _threshold_arguments(ok: Callable[[np.ndarray], np.ndarray], tables: _PrintedTables) -> np.ndarray:
+    """The arguments ``k_m(t_ε)`` at ``t_ε = inf{t : ok(l(t))}``, exactly.
+
+    The first of the thresholds :data:`_T_GRID` where the condition holds brackets ``t_ε``
+    with the one before (``t_ε`` is taken as the grid's end if the condition holds at its
+    start or nowhere); bisection then shrinks the bracket ``(lo, hi]`` until a single count
+    ``m`` changes its ``k_m`` in it, by one: ``l`` is constant on ``[t_ε, hi]``, so ``k(hi)``
+    is ``k(t_ε)`` (or until ``lo`` and ``hi`` are adjacent floats).
+    """
+    m, log_base = tables.m, tables.log_base
+    first = next(
+        (
+            j + int(np.argmax(ok(tables.l_at(j))))
+            for j in range(0, _T_GRID.size, _GRID_CHUNK)
+            if ok(tables.l_at(j)).any()
+        ),
+        None,
+    )
+    if first is None or first == 0:
+        return _k_of_t(_T_GRID[-1] if first is None else _T_GRID[0], m)
+    lo, hi = float(_T_GRID[first - 1]), float(_T_GRID[first])
+    k_lo, k_hi = _k_of_t(lo, m), _k_of_t(hi, m)
+    while (k_hi - k_lo).sum() > 1.0:
+        mid = math.sqrt(lo * hi)
+        if not lo < mid < hi:
+            break
+        k_mid = _k_of_t(mid, m)
+        if ok(_l_of_k(k_mid, m, log_base))[0]:
+            hi, k_hi = mid, k_mid
+        else:
+            lo, k_lo = mid, k_mid
+    return k_hi
+
+
 def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "printed") -> np.ndarray:
     """Theorem 2 exactly as printed (sums from ``m = 1``, ``t_ε`` from the aggregated ``l(t)``).
+
+    ``l(t)`` is a step function of ``t`` (through the floors); ``t_ε`` is located exactly,
+    at the step where the condition first holds (bisection on the steps of ``l``).
 
     Parameters
     ----------
@@ -324,33 +398,21 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
         raise ValueError(f"weights must be one of {', '.join(L_T_WEIGHTS)}, got {weights!r}")
     e = check_array("eps", eps, low=0.0)
     flat = np.atleast_1d(e).ravel()
-    m, pi, wts, grid, l_grid = _printed_tables(plan, weights)
+    tables = _printed_tables(plan, weights)
+    m, pi = tables.m, tables.pi
     if m.size == 0:
         return np.zeros(e.shape)
     d1, w = plan.delta1, plan.w
     out = np.empty(flat.shape)
-    for k, ek in enumerate(flat):
+    for j, ej in enumerate(flat):
+        exp_eps = math.exp(min(float(ej), 700.0))
 
-        def ok(l_val: np.ndarray, ek: float = float(ek)) -> np.ndarray:
-            return (1 - d1) * (-2 * w + (1 - 2 * w) * l_val) - d1 >= -math.exp(min(ek, 700.0))
+        def ok(l_val: np.ndarray, exp_eps: float = exp_eps) -> np.ndarray:
+            return (1 - d1) * (-2 * w + (1 - 2 * w) * l_val) - d1 >= -exp_eps
 
-        good = np.flatnonzero(ok(l_grid))
-        if good.size == 0:
-            t_eps = grid[-1]
-        elif good[0] == 0:
-            t_eps = grid[0]
-        else:
-            lo, hi = grid[good[0] - 1], grid[good[0]]
-            for _ in range(16):
-                mid = math.sqrt(lo * hi)
-                if ok(_l_of_t(np.array([mid]), m, wts))[0]:
-                    hi = mid
-                else:
-                    lo = mid
-            t_eps = hi
-        a, b = _a_b(np.array([t_eps]), m, pi)
-        value = (-math.exp(min(ek, 700.0)) + (1 - d1) * 2 * w + d1) * a[0] + (1 - d1) * (1 - 2 * w) * b[0]
-        out[k] = value
+        k = _threshold_arguments(ok, tables)
+        a, b = _bin_cdf(k, m) @ pi, _bin_cdf(k + 1.0, m) @ pi
+        out[j] = (-exp_eps + (1 - d1) * 2 * w + d1) * a + (1 - d1) * (1 - 2 * w) * b
     return np.clip(out, 0.0, 1.0).reshape(e.shape)
 
 
