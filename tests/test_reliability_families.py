@@ -39,7 +39,8 @@ SETTINGS = settings(
 
 
 def log_uniform(lo: float, hi: float) -> st.SearchStrategy[float]:
-    return st.floats(math.log(lo), math.log(hi)).map(math.exp)
+    # exp(log(hi)) may round above hi (exp(log(100)) = 100.00000000000004): clip into the box
+    return st.floats(math.log(lo), math.log(hi)).map(lambda x: min(hi, max(lo, math.exp(x))))
 
 
 def log_int(lo: int, hi: int) -> st.SearchStrategy[int]:

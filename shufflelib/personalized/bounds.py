@@ -278,7 +278,12 @@ class PersonalizedBound(ABC):
             return seen[e0]
 
         # From the profile's target: pure levels all at most it are (inner, 0)-DP by the local cap.
-        found = largest_reaching(value, delta, min(inner, EPS0_MAX), EPS0_MAX, smallest=1e-6, log_scale=True)
+        # Scaled below the box (its smallest level under EPS0_MIN) the search stops: not applicable.
+        smallest = max(1e-6, EPS0_MIN * top / float(population.eps[0]))
+        found = None
+        if smallest <= EPS0_MAX:
+            start = min(max(inner, smallest), EPS0_MAX)
+            found = largest_reaching(value, delta, start, EPS0_MAX, smallest=smallest, log_scale=True)
         if found is None:
             raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
         return found
