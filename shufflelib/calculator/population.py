@@ -190,7 +190,7 @@ def round_model(bound: PopulationBound) -> RoundModel:
             scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + bound.clone_count(eps0).mean())
             return pair_step(scale, eps0, rounds)
 
-        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=COARSE)
+        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=COARSE, cap=lambda eps0: eps0)
     closed = type(bound)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
     return profile_model(
         None if closed else (lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e])),

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import binom
@@ -323,6 +323,7 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
         note=note,
         lower_bound=how == "lower pair",
         coarse=COARSE,
+        cap=lambda e0: e0,  # every shuffled eps0-LDP protocol is eps0-DP
     )
 
 
@@ -424,9 +425,7 @@ def compare_composition(
     delta = check_probability("delta", delta)
     model = bound_model(bound, n)
     if step is not None:
-        model = RoundModel(
-            model.route, model.build, lambda e0, t: step, model.epsilon, model.largest, model.note, model.lower_bound
-        )
+        model = replace(model, step=lambda e0, t: step)
     r = composed_epsilon(model, eps0, rounds, delta)
     keys = ("rdp", "advanced", "naive", "discretization_error", "lower_bound")
     return {"pld": r["eps"], **{key: r[key] for key in keys}}

@@ -60,6 +60,8 @@ def rdp_epsilon(distributions: Sequence[LossDistribution], rounds: int, delta: f
 def advanced_epsilon(single: Callable[[float], float], rounds: int, delta: float) -> float:
     """ε of ``rounds`` rounds by optimal-style advanced composition (Kairouz et al., Theorem 3.5).
 
+    ``inf`` if every split of δ underflows.
+
     ``single(delta1)`` is one round's ε at ``delta1``.
 
     Examples
@@ -74,6 +76,8 @@ def advanced_epsilon(single: Callable[[float], float], rounds: int, delta: float
         d_prime = (1.0 - share) * delta
         # (1 − δ₁)^T (1 − δ') = 1 − δ  ⇒  δ₁ = 1 − ((1 − δ)/(1 − δ'))^{1/T}
         d1 = -math.expm1((math.log1p(-delta) - math.log1p(-d_prime)) / rounds)
+        if not d1 > 0.0:  # underflow (δ near the smallest float): this split gives nothing
+            continue
         e1 = single(d1)
         if not math.isfinite(e1):
             continue
@@ -88,7 +92,7 @@ def advanced_epsilon(single: Callable[[float], float], rounds: int, delta: float
 
 
 def naive_epsilon(single: Callable[[float], float], rounds: int, delta: float) -> float:
-    """``rounds · ε₁(δ / rounds)`` (basic composition).
+    """``rounds · ε₁(δ / rounds)`` (basic composition; ``inf`` if ``δ / rounds`` underflows to 0).
 
     Examples
     --------
@@ -97,4 +101,5 @@ def naive_epsilon(single: Callable[[float], float], rounds: int, delta: float) -
     10.0
     """
     delta = check_probability("delta", delta)
-    return rounds * single(delta / rounds)
+    share = delta / rounds
+    return rounds * single(share) if share > 0.0 else math.inf  # inf: δ / rounds underflows

@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import check_positive, check_probability
+from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
-from .pld import LossDistribution, compose
+from .pld import LossDistribution, WindowTooWide, compose
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -75,7 +75,9 @@ class ComposedCurve(PrivacyCurve):
     (one for symmetric pairs); it is an upper bound (or a lower bound when
     ``lower_bound``) including the truncation and rounding terms, and
     :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
-    composition of the pairs.
+    composition of the pairs. With ``pure`` (the rounds' pure-DP levels added up: ``T eps0``
+    for ``T`` rounds of a shuffled ``eps0``-LDP protocol), δ is 0 from ``pure`` on, so ``epsilon``
+    is at most ``pure`` even where the discretization's own terms exceed a tiny δ.
 
     Examples
     --------
@@ -87,12 +89,14 @@ class ComposedCurve(PrivacyCurve):
     True
     """
 
-    def __init__(self, distributions, lower_bound: bool = False) -> None:
+    def __init__(self, distributions, lower_bound: bool = False, pure: float | None = None) -> None:
         if not distributions:
             raise ValueError("distributions must not be empty")
         self.distributions = tuple(distributions)
         self.lower_bound = bool(lower_bound)
         self.upper = not self.lower_bound
+        #: An ε at which the composition is pure DP (the rounds' caps added up), or ``None``.
+        self.pure = None if pure is None or self.lower_bound else float(pure)
 
     @property
     def rounds(self) -> int:
@@ -105,7 +109,8 @@ class ComposedCurve(PrivacyCurve):
         return self.distributions[0].discretization_error
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
-        return np.array([max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
+        pure = math.inf if self.pure is None else self.pure
+        return np.array([0.0 if e >= pure else max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (largest with ``delta(ε) > delta``,
@@ -122,7 +127,8 @@ class ComposedCurve(PrivacyCurve):
         True
         """
         delta = check_probability("delta", delta)
-        return max(ld.epsilon(delta) for ld in self.distributions)
+        found = max(ld.epsilon(delta) for ld in self.distributions)
+        return found if self.pure is None else min(found, self.pure)  # T rounds of eps0-DP: (T eps0, 0)
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,10 @@ class RoundModel:
     coarse
         Factor by which the first stage of :func:`largest_composed` coarsens the grid (1: no
         coarse stage, for a model whose cost does not shrink with the grid, e.g. a profile).
+    smallest
+        Smallest local parameter :func:`largest_composed` tries (default: the box's ``EPS0_MIN``).
+    cap
+        ``cap(x)``: an ε at which one round is pure DP (``eps0``), or ``None`` (the default).
 
     Examples
     --------
@@ -169,11 +179,45 @@ class RoundModel:
     note: str | None = None
     lower_bound: bool = field(default=False)
     coarse: float = 1.0
+    smallest: float = EPS0_MIN
+    cap: Callable[[float], float | None] = field(default=lambda x: None)
 
     def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
-        """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``)."""
-        step = self.step(x, rounds) if step is None else check_positive("step", step)
-        return ComposedCurve([compose([(ld, rounds)]) for ld in self.build(x, step, coarse)], self.lower_bound)
+        """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
+        times ``coarse`` on a coarse grid).
+
+        With the default step, a composition too wide for the FFT is rebuilt on a coarser grid
+        (its error ``rounds · step`` is carried by the curve) rather than refused.
+        """
+        if step is not None:
+            step = check_positive("step", step)
+            return self._composed(self.build(x, step, coarse), x, rounds)
+        return self.fitted(x, rounds, coarse)[1]
+
+    def _composed(self, single: tuple[LossDistribution, ...], x: float, rounds: int) -> ComposedCurve:
+        cap = self.cap(x)
+        pure = None if cap is None else rounds * cap
+        return ComposedCurve([compose([(ld, rounds)]) for ld in single], self.lower_bound, pure)
+
+    def fitted(self, x: float, rounds: int, coarse: bool = False) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
+        """One round's distributions and the composed curve, on the default grid or the coarser one that fits.
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import ClonesNumerical
+        >>> from shufflelib.composition import bound_model
+        >>> single, curve = bound_model(ClonesNumerical(), 2).fitted(1.0, 10_000)
+        >>> curve.discretization_error == 10_000 * single[0].step
+        True
+        """
+        step = self.step(x, rounds) * (self.coarse if coarse else 1.0)
+        for _ in range(8):
+            single = self.build(x, step, coarse)
+            try:
+                return single, self._composed(single, x, rounds)
+            except WindowTooWide as wide:
+                step *= 1.25 * wide.factor
+        raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
 
 
 def profile_step(end: float, rounds: int) -> float:
@@ -274,27 +318,27 @@ def profile_model(
         epsilon=epsilon,
         largest=largest,
         note=note,
+        cap=cap,
     )
 
 
 def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
     """ε of ``rounds`` rounds at ``delta``: PLD composition and the three baselines.
 
-    Returns a dict with ``eps`` (the PLD answer), ``rdp``, ``advanced``, ``naive``,
-    ``discretization_error``, ``lower_bound`` and ``route``.
+    Returns a dict with ``eps`` (the smallest of the four valid answers, normally the PLD's;
+    for a lower-bound route, the PLD's), ``method`` (which one), ``rdp``, ``advanced``,
+    ``naive``, ``discretization_error``, ``lower_bound`` and ``route``.
 
     Examples
     --------
     >>> from shufflelib.bounds import StrongerClones
     >>> from shufflelib.composition import bound_model, composed_epsilon
     >>> r = composed_epsilon(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 1e-6)
-    >>> r["eps"] < r["rdp"] < r["naive"] and r["eps"] < r["advanced"]
-    True
+    >>> r["eps"] < r["rdp"] < r["naive"] and r["eps"] < r["advanced"], r["method"]
+    (True, 'pld')
     """
     delta = check_probability("delta", delta)
-    step = model.step(x, rounds)
-    single = model.build(x, step, False)
-    curve = ComposedCurve([compose([(ld, rounds)]) for ld in single], model.lower_bound)
+    single, curve = model.fitted(x, rounds)
     cache: dict[float, float] = {}
 
     def one(d: float) -> float:
@@ -302,11 +346,19 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
             cache[d] = model.epsilon(x, d)
         return cache[d]
 
-    return {
-        "eps": curve.epsilon(delta),
+    found = {
+        "pld": curve.epsilon(delta),
         "rdp": rdp_epsilon(single, rounds, delta),
         "advanced": advanced_epsilon(one, rounds, delta),
         "naive": naive_epsilon(one, rounds, delta),
+    }
+    # Every method is a valid upper bound: the answer is the smallest (the PLD's, except where
+    # its own truncation terms exceed a tiny δ). A lower bound is the PLD's alone.
+    method = "pld" if curve.lower_bound else min(found, key=lambda key: found[key])
+    return {
+        "eps": found[method],
+        "method": method,
+        **{key: found[key] for key in ("rdp", "advanced", "naive")},
         "discretization_error": curve.discretization_error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
@@ -344,7 +396,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     Raises
     ------
     NotApplicableError
-        If not even ``x = eps / (2 rounds)`` (or the smallest ``x`` tried) reaches the target.
+        If not even ``x = eps / (2 rounds)`` (nor ``smallest``) reaches the target.
 
     Examples
     --------
@@ -366,9 +418,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         """``log(composed ε / eps)`` at ``x`` (``inf`` where the grid is too fine to build)."""
         key = (x, coarse and two_stages)
         if key not in scores:
-            step = model.step(x, rounds) * (model.coarse if key[1] else 1.0)
             try:
-                value = model.curve(x, rounds, step, key[1]).epsilon(delta)
+                value = model.curve(x, rounds, coarse=key[1]).epsilon(delta)
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
@@ -380,7 +431,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     # takes over as soon as the root is bracketed, with this bracket).
     tol = math.log1p(rtol)
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
-    lo = min(eps / (2.0 * rounds), hi)
+    lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
     bottom, top = math.log(lo), math.log(hi)
     t = max(top - 0.5 * math.log(rounds), bottom)
     a = b = fa = fb = start = math.nan
@@ -422,7 +473,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             else:
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
-    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb):
+    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb) and b > a:
         slope = max((fb - fa) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
@@ -461,7 +512,9 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         # Halve down to a reaching x.
         t -= math.log(2.0)
         if t < bottom - math.log(2.0):
-            raise NotApplicableError(f"no x >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds")
+            raise NotApplicableError(
+                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+            )
         if score(math.exp(t)) <= 0:
             good = t
         else:
@@ -504,7 +557,7 @@ def composed_record(
         r = composed_epsilon(model, x, rounds, y)
         if not math.isfinite(r["eps"]):
             raise NotApplicableError(f"no finite eps reaches delta={y} in {rounds} rounds")
-        out.update({key: r[key] for key in ("eps", "discretization_error", "lower_bound")})
+        out.update({key: r[key] for key in ("eps", "method", "discretization_error", "lower_bound")})
         # A baseline that certifies nothing (e.g. Rényi DP of a profile without a cap) is null.
         out["baselines"] = {key: r[key] if math.isfinite(r[key]) else None for key in ("rdp", "advanced", "naive")}
     elif command == "delta":

@@ -48,7 +48,7 @@ from scipy.special import logsumexp
 from .._validation import check_array, check_int, check_positive
 from ..curves import invert_profile
 
-__all__ = ["LossDistribution", "compose", "from_log_pmfs", "self_compose"]
+__all__ = ["LossDistribution", "WindowTooWide", "compose", "from_log_pmfs", "self_compose"]
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
@@ -321,6 +321,23 @@ def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float) -> tuple
     return max(0, math.floor(lo)), min(top, math.ceil(hi))
 
 
+class WindowTooWide(ValueError):
+    """The composed distribution would need an FFT longer than ``MAX_FFT_LENGTH`` at this step.
+
+    ``factor`` is the ratio of the length needed to the largest allowed: a step about that
+    many times larger fits.
+
+    Examples
+    --------
+    >>> WindowTooWide("too wide", 3.0).factor
+    3.0
+    """
+
+    def __init__(self, message: str, factor: float) -> None:
+        super().__init__(message)
+        self.factor = factor
+
+
 def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     """Compose distributions: ``[(ld_1, T_1), (ld_2, T_2), …]`` is ``T_1`` rounds of ``ld_1``, then ….
 
@@ -355,8 +372,9 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
     if length > MAX_FFT_LENGTH:
-        raise ValueError(
-            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step (got step={step})"
+        raise WindowTooWide(
+            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step (got step={step})",
+            length / MAX_FFT_LENGTH,
         )
     spectrum = np.ones(length // 2 + 1, dtype=complex)
     for ld, count in parts:
