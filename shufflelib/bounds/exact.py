@@ -294,6 +294,10 @@ class TwoPairKRRLowerBound(AmplificationBound):
         return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
 
 
+#: Beyond this many users (k >= 3), the bracket's other end (two explicit pairs) is not computed.
+BRACKET_MAX_N = 10**7
+
+
 def _bracket_record(n: int, k: int, lower: float, upper: float, why: str, source: str) -> dict[str, object]:
     """The calculator's record of an answer that is a certified bracket's safe end."""
     return {
@@ -510,11 +514,20 @@ class ExactKRR(AmplificationBound):
             elif command == "epsilon":
                 out["worst_others"] = list(worst_case_epsilon(n, self.k, first, second, self.work_limit)[1])
             return out
-        low, up = self._lower(), self._upper()
         ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
-        lower, upper = getattr(low, ask)(n, first, second), getattr(up, ask)(n, first, second)
-        if command == "eps0":
-            lower, upper = upper, lower  # a larger eps0 is the less safe answer
+        valid = getattr(self._upper(), ask)(n, first, second)
+        if n > BRACKET_MAX_N:  # the two explicit pairs take several seconds there: no other end
+            return {
+                "exact": False,
+                "lower" if command == "eps0" else "upper": valid,
+                "warning": (
+                    f"not exact: at n = {n}, k = {self.k} beyond the complete search; the value is a valid "
+                    f"bound (stronger clones) (the other end of the bracket is not computed beyond "
+                    f"n = {BRACKET_MAX_N:.0e})"
+                ),
+            }
+        other = getattr(self._lower(), ask)(n, first, second)
+        lower, upper = (valid, other) if command == "eps0" else (other, valid)  # a larger eps0 is less safe
         return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "stronger clones")
 
     def _binary_details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
