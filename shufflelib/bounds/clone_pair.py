@@ -72,6 +72,7 @@ __all__ = [
     "MAX_GROUPS",
     "MAX_BLOCKS",
     "DIRECT_WORK",
+    "binomial_pmf_rows",
     "binomial_shortfall",
     "binomial_range",
     "binomial_blocks",
@@ -430,15 +431,7 @@ _ANCHOR_FLOOR = 1e-280
 
 
 def _binomial_pmf_run(trials: float, prob: float, lo: int, hi: int) -> np.ndarray:
-    """``Pr(Bin(trials, prob) = x)`` for ``x = lo, ..., hi``.
-
-    Every :data:`_ANCHOR_SPACING`-th point (an anchor) is computed by scipy (Boost); the
-    points after an anchor by the ratio ``pmf(x)/pmf(x − 1) = (trials − x + 1)/x · p/(1 − p)``:
-    a running product of fewer than ``_ANCHOR_SPACING`` positive factors, each rounded at most
-    three times, which adds a relative error below ``_ANCHOR_SPACING · 4 · 2^-53 ≈ 3e-14``
-    to the anchor's (well inside :data:`BINOM_RTOL`). Short runs, ``p`` in ``{0, 1}`` and
-    runs after an anchor below :data:`_ANCHOR_FLOOR` (a product would start from a subnormal)
-    are computed point by point.
+    """``Pr(Bin(trials, prob) = x)`` for ``x = lo, ..., hi`` (one row of :func:`binomial_pmf_rows`).
 
     Examples
     --------
@@ -446,22 +439,61 @@ def _binomial_pmf_run(trials: float, prob: float, lo: int, hi: int) -> np.ndarra
     >>> bool(np.allclose(x, binom.pmf(np.arange(299_000, 301_001), 1e6, 0.3), rtol=1e-12, atol=0))
     True
     """
-    size = hi - lo + 1
-    if size < 4 * _ANCHOR_SPACING or not 0.0 < prob < 1.0:
-        return binom.pmf(np.arange(lo, hi + 1, dtype=float), trials, prob)
-    rows = -(-size // _ANCHOR_SPACING)
-    x = lo + np.arange(rows * _ANCHOR_SPACING, dtype=float).reshape(rows, _ANCHOR_SPACING)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):  # x = 0 only at an anchor; padding is cut
-        table = (trials - x + 1.0) / x * (prob / (1.0 - prob))
-    anchors = binom.pmf(x[:, 0], trials, prob)
-    table[:, 0] = anchors
-    out = np.cumprod(table, axis=1).ravel()[:size]
-    low = np.flatnonzero(anchors < _ANCHOR_FLOOR)
-    if low.size:  # rows after a tiny anchor: point by point
-        idx = (low[:, None] * _ANCHOR_SPACING + np.arange(_ANCHOR_SPACING)).ravel()
-        idx = idx[idx < size]
-        out[idx] = binom.pmf(lo + idx.astype(float), trials, prob)
-    return out
+    return binomial_pmf_rows(np.array([trials]), np.array([prob]), np.array([lo]), hi - lo + 1)[0]
+
+
+def binomial_pmf_rows(
+    trials: np.ndarray, prob: np.ndarray, lo: np.ndarray, width: int, odds: np.ndarray | None = None
+) -> np.ndarray:
+    """``Pr(Bin(trials_i, prob_i) = lo_i + j)`` for ``j < width``, one row per ``i``.
+
+    Every :data:`_ANCHOR_SPACING`-th column (an anchor) is computed by scipy (Boost); the
+    columns after an anchor by the ratio ``pmf(x)/pmf(x − 1) = (trials − x + 1)/x · odds``
+    (``odds = prob/(1 − prob)``; pass it when ``1 − prob`` is not known to full relative
+    precision, e.g. ``e^{eps0}`` for k-RR at large ``eps0``): a running product of fewer than
+    ``_ANCHOR_SPACING`` positive factors, each rounded at most three times, which adds a
+    relative error below ``_ANCHOR_SPACING · 4 · 2^-53 ≈ 3e-14`` to the anchor's (well inside
+    :data:`BINOM_RTOL`). Narrow tables, ``prob`` in ``{0, 1}`` and the columns after an anchor
+    below :data:`_ANCHOR_FLOOR` (a product would start from a subnormal or from outside the
+    support) are computed point by point. Columns outside ``[0, trials]`` are 0.
+
+    Examples
+    --------
+    >>> t = binomial_pmf_rows(np.array([10.0, 1e6]), np.array([0.5, 0.3]), np.array([-2, 299_000]), 300)
+    >>> bool(np.allclose(t[1], binom.pmf(np.arange(299_000, 299_300), 1e6, 0.3), rtol=1e-12, atol=0))
+    True
+    >>> float(t[0, 0]), bool(np.isclose(t[0, 2], 0.5**10, rtol=1e-14))  # x = -2 and x = 0
+    (0.0, True)
+    """
+    trials, prob, lo = (np.atleast_1d(np.asarray(v, dtype=float)) for v in (trials, prob, lo))
+    rows = trials.size
+    cols = -(-width // _ANCHOR_SPACING) * _ANCHOR_SPACING
+    x = lo[:, None] + np.arange(cols, dtype=float)[None, :]
+    out = np.zeros((rows, cols))
+    inner = (prob > 0.0) & (prob < 1.0)
+    fast = inner if width >= 4 * _ANCHOR_SPACING else np.zeros(rows, dtype=bool)
+    if fast.any():
+        xf, tf = x[fast], trials[fast, None]
+        ratio = prob[fast] / (1.0 - prob[fast]) if odds is None else np.asarray(odds, dtype=float)[fast]
+        anchors = binom.pmf(xf[:, ::_ANCHOR_SPACING], tf, prob[fast, None]).ravel()
+        # x <= 0 only in blocks with a zero anchor (recomputed below) or at an anchor (replaced)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            table = (tf - xf + 1.0) / xf * ratio[:, None]
+            blocks = table.reshape(-1, _ANCHOR_SPACING)
+            blocks[:, 0] = anchors
+            block_values = np.cumprod(blocks, axis=1)
+        low = anchors < _ANCHOR_FLOOR  # a tiny or zero anchor: those blocks point by point
+        if low.any():
+            xb = xf.reshape(-1, _ANCHOR_SPACING)
+            tb = np.broadcast_to(tf, xf.shape).reshape(-1, _ANCHOR_SPACING)
+            pb = np.broadcast_to(prob[fast, None], xf.shape).reshape(-1, _ANCHOR_SPACING)
+            block_values[low] = binom.pmf(xb[low], tb[low], pb[low])
+        out[fast] = block_values.reshape(xf.shape)
+    slow = ~fast
+    if slow.any():
+        out[slow] = binom.pmf(x[slow], trials[slow, None], prob[slow, None])
+    out = np.where((x >= 0.0) & (x <= trials[:, None]), out, 0.0)
+    return out[:, :width]
 
 
 def _grid_step(widths: np.ndarray, max_direct: float) -> int:

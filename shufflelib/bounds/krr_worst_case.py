@@ -65,8 +65,9 @@ Numerical tolerance. ``k = 2``: ``D`` is the sum of the a-holders' and the b-hol
 reports; the one with fewer users is summed over a window of its mean ± (12 sd + 40) (the
 mass outside, computed, moves δ by at most twice ``α + β`` times it, which is added), the
 other is tabulated where the sums reach it, with its tail beyond the table from scipy's
-survival function. Each pmf is scipy's value at the window's mode times products of ratios
-(relative error ``_PMF_RTOL``) and the sums have positive terms; that rounding budget is
+survival function. Each pmf is scipy's value at anchors every 64 points times products of
+ratios (relative error :func:`_pmf_rtol`, which includes the rounding of ``p``) and the sums
+have positive terms; that rounding budget is
 added too, so each split's δ is an *upper* end of a bracket whose width is below ``1e-6``
 relative wherever δ is above about ``1e-40`` (below, the truncated tails dominate the width;
 the bracket stays valid). Values under ``1e-300`` count as underflowed, with an absolute
@@ -89,6 +90,7 @@ from scipy.stats import binom
 
 from .._roots import first_true
 from .._validation import check_array, check_int, check_positive, check_probability
+from .clone_pair import binomial_pmf_rows
 
 __all__ = [
     "WORK_LIMIT",
@@ -112,8 +114,6 @@ WORK_LIMIT = 4.0
 EXACT_RTOL = 1e-6
 #: Up to this many (split, ε) pairs, binary RR's worst case is computed for every split at once.
 _EXHAUSTIVE_ROWS = 20_000
-#: Relative accuracy of each binomial pmf of the binary search (scipy's anchor + ratio products).
-_PMF_RTOL = 1e-12
 #: Values below this are treated as underflowed (with an absolute error budget).
 _TINY = 1e-300
 #: Relative rounding budget per user of the grid computations (k >= 3).
@@ -303,26 +303,20 @@ def binary_split_deltas(
     return _split_deltas(ha, n - 1 - ha, eps0, float(eps_arr[0]))
 
 
-def _binom_window(m: np.ndarray, p: np.ndarray, odds: np.ndarray, lo: np.ndarray, width: int) -> np.ndarray:
-    """``Pr[Bin(m, p) = lo + j]`` for ``j < width`` (one row per entry of ``m``), to relative ``_PMF_RTOL``.
+def _pmf_rtol(users: int, p: float, q: float) -> float:
+    """Relative accuracy of the binomial pmfs of the binary search, up to ``users`` users.
 
-    The pmf at the mode of each window (scipy's, accurate to a few ulps) times products of
-    the ratios ``Pr[x + 1] / Pr[x] = (m − x) odds / (x + 1)`` away from it (``odds = p / (1 − p)``,
-    passed exactly: ``1 − p`` rounds to 0 for large ``eps0``): each entry is
-    within ``width`` roundings of the anchor, and values only decrease away from the mode, so
-    nothing overflows.
+    Boost's value at each anchor and the ratio products (:func:`~shufflelib.bounds.clone_pair.binomial_pmf_rows`:
+    ``1e-13`` together), and the conditioning on ``p`` (the float ``p`` is within ``2^-53``
+    relative of the exact one, and ``|d log pmf / d log p| = |x − m p| / (1 − p)`` is at most
+    ``(12 sd + 104) / min(p, q)`` over the windows).
+
+    Examples
+    --------
+    >>> 1e-13 < _pmf_rtol(10**6, 0.73, 0.27) < 1e-11
+    True
     """
-    j = np.arange(width, dtype=np.int64)
-    x = lo[:, None] + j[None, :]
-    mode = np.clip(np.floor((m + 1) * p).astype(np.int64), lo, np.minimum(lo + width - 1, m)) - lo
-    step = np.where(x < m[:, None], (m[:, None] - x) / (x + 1.0) * odds[:, None], 0.0)  # Pr[x+1]/Pr[x]
-    above = j[None, :] >= mode[:, None]
-    up = np.cumprod(np.where(above, step, 1.0), axis=1)  # Π_{mode <= i <= j} step_i
-    up = np.hstack([np.ones((m.size, 1)), up[:, :-1]])  # Π_{mode <= i < j}
-    inv = np.where(above | (step == 0.0), 1.0, 1.0 / np.where(step == 0.0, 1.0, step))
-    down = np.cumprod(inv[:, ::-1], axis=1)[:, ::-1]  # Π_{j <= i < mode} 1/step_i
-    anchor = binom.pmf(lo + mode, m, p)
-    return anchor[:, None] * np.where(above, up, down) * (x <= m[:, None])
+    return 1e-13 + 2.0**-53 * (12.0 * math.sqrt(users * p * q) + 104.0) / min(p, q)
 
 
 def _window_width(m: np.ndarray, p: float, q: float) -> int:
@@ -364,7 +358,7 @@ def _split_deltas(
     odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
     w_a = _window_width(m_a, p, q)
     a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
-    pa = _binom_window(m_a, p_a, odds_a, a_lo, w_a)
+    pa = binomial_pmf_rows(m_a, p_a, a_lo, w_a, odds_a)
     dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
     offset = a_lo[:, None] + np.arange(w_a)[None, :]  # the values a of A's window
 
@@ -372,10 +366,7 @@ def _split_deltas(
         """Rows ``sel``: B's pmf and tail ``Pr[B >= t]`` at ``t = start + c``, every ``t = u − a`` and ``u − 1 − a``."""
         start = u - 1 - (a_lo[sel] + w_a - 1)
         width = w_a + 1
-        inside = np.clip(start, 0, m_b[sel])
-        window = _binom_window(m_b[sel], p_b[sel], odds_b[sel], inside, width)
-        column = np.arange(width)[None, :] - (inside - start)[:, None]  # shift onto t = start + c
-        pmf = np.take_along_axis(window, np.clip(column, 0, width - 1), axis=1) * (column >= 0)
+        pmf = binomial_pmf_rows(m_b[sel], p_b[sel], start, width, odds_b[sel])
         beyond = binom.sf(start + width - 1, m_b[sel], p_b[sel])  # Pr[B >= start + width]
         tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
         return start, pmf, tail
@@ -430,7 +421,7 @@ def _split_deltas(
     # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
     # (_PMF_RTOL each) and the positive sums (B's table, then A's window); below the smallest
     # normal float, an absolute budget per output count.
-    rtol = 2.0 * _PMF_RTOL + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
+    rtol = 2.0 * _pmf_rtol(int(users.max()), p, q) + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
     err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
     return value + err, np.maximum(value - err, 0.0)
 
