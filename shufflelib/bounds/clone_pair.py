@@ -447,14 +447,14 @@ def binomial_pmf_rows(
 ) -> np.ndarray:
     """``Pr(Bin(trials_i, prob_i) = lo_i + j)`` for ``j < width``, one row per ``i``.
 
-    Every :data:`_ANCHOR_SPACING`-th column (an anchor) is computed by scipy (Boost); the
+    Every 64th column (an anchor) is computed by scipy (Boost); the
     columns after an anchor by the ratio ``pmf(x)/pmf(x − 1) = (trials − x + 1)/x · odds``
     (``odds = prob/(1 − prob)``; pass it when ``1 − prob`` is not known to full relative
     precision, e.g. ``e^{eps0}`` for k-RR at large ``eps0``): a running product of fewer than
-    ``_ANCHOR_SPACING`` positive factors, each rounded at most three times, which adds a
-    relative error below ``_ANCHOR_SPACING · 4 · 2^-53 ≈ 3e-14`` to the anchor's (well inside
+    64 positive factors, each rounded at most three times, which adds a
+    relative error below ``64 · 4 · 2^-53 ≈ 3e-14`` to the anchor's (well inside
     :data:`BINOM_RTOL`). Narrow tables, ``prob`` in ``{0, 1}`` and the columns after an anchor
-    below :data:`_ANCHOR_FLOOR` (a product would start from a subnormal or from outside the
+    below ``1e-280`` (a product would start from a subnormal or from outside the
     support) are computed point by point. Columns outside ``[0, trials]`` are 0.
 
     Examples

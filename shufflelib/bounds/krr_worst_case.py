@@ -66,7 +66,7 @@ reports; the one with fewer users is summed over a window of its mean ± (12 sd 
 mass outside, computed, moves δ by at most twice ``α + β`` times it, which is added), the
 other is tabulated where the sums reach it, with its tail beyond the table from scipy's
 survival function. Each pmf is scipy's value at anchors every 64 points times products of
-ratios (relative error :func:`_pmf_rtol`, which includes the rounding of ``p``) and the sums
+ratios (a relative error that includes the rounding of ``p``, see ``_pmf_rtol``) and the sums
 have positive terms; that rounding budget is
 added too, so each split's δ is an *upper* end of a bracket whose width is below ``1e-6``
 relative wherever δ is above about ``1e-40`` (below, the truncated tails dominate the width;
@@ -93,6 +93,7 @@ from .._validation import check_array, check_int, check_positive, check_probabil
 from .clone_pair import binomial_pmf_rows
 
 __all__ = [
+    "EXACT_RTOL",
     "WORK_LIMIT",
     "EpsilonBracket",
     "WorstCase",
