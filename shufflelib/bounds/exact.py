@@ -207,6 +207,7 @@ class TwoPairKRRLowerBound(AmplificationBound):
     """
 
     name = "krr-two-pair-lower"
+    upper = False  # a lower bound: no floor on δ, ε rounded down
     title = "Shuffled k-RR on two explicit pairs of datasets (a lower bound on the worst case)"
     reference = (
         "Exact computation on explicit neighbouring datasets (this library); cf. S. Biswas, "

@@ -160,7 +160,7 @@ def route(bound: AmplificationBound, n: int) -> str:
         return "pair"  # the certified bracket's upper end: the stronger-clone pair
     if isinstance(bound, TwoPairKRRLowerBound) and bound.k == 2:
         return "lower pair"
-    if isinstance(bound, TwoPairKRRLowerBound) or not bound.upper:
+    if not bound.upper:
         raise ValueError(
             f"the {bound.name} bound is a lower bound without an explicit pair: it is not composable "
             "(a profile composes only as an upper bound)"
