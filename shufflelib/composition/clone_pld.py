@@ -35,6 +35,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
+from ..bounds.clone_pair import binomial_pmf_rows
 from ..bounds.clones import BINOM_RTOL, binomial_range
 from .pld import LossDistribution
 
@@ -205,7 +206,8 @@ def _enumerate(total, m, a, b, w, spread, step, k_lo, pessimistic, rtol) -> floa
     live = j <= last[:, None]
     j = np.where(live, j, first[:, None])  # padding: a valid atom, weight 0 below
     mm, aa, bb = m[:, None], a[:, None], b[:, None]
-    p = binom.pmf(j, mm, 0.5) * (aa + bb * j) / (aa + bb * mm / 2.0)
+    pmf = binomial_pmf_rows(m, np.full(m.shape, 0.5), first, j.shape[1], np.ones(m.shape))
+    p = pmf * (aa + bb * j) / (aa + bb * mm / 2.0)
     loss = np.log(aa + bb * j) - np.log(aa + bb * (mm - j))
     slack = 1e-12 * (1.0 + np.abs(loss)) / step
     k = (np.ceil(loss / step + slack) if pessimistic else np.floor(loss / step - slack)) - k_lo
