@@ -49,6 +49,7 @@ binomial functions (relative ``1e-9``) is subtracted, so δ is rounded **down**
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
@@ -339,9 +340,13 @@ def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: flo
 
 
 @lru_cache(maxsize=32)
-def _worst_epsilon(n: int, k: int, eps0: float, delta: float, limit: float, ceiling: float) -> EpsilonBracket:
-    """Cached :func:`worst_case_epsilon_bracket` (the calculator asks for the value, then its details)."""
-    return worst_case_epsilon_bracket(n, k, eps0, delta, limit, ceiling)
+def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonBracket:
+    """Cached :func:`worst_case_epsilon_bracket` for ``k = 2`` (the calculator asks for the value,
+    then its details), with the stronger-clones ε as its ceiling and its upper end at most that
+    (within the search's tolerance it may be lower: both are valid)."""
+    ceiling = StrongerClones(mechanism="krr", k=2).epsilon(n, eps0, delta)
+    found = worst_case_epsilon_bracket(n, 2, eps0, delta, limit, ceiling)
+    return replace(found, upper=min(found.upper, ceiling))
 
 
 @lru_cache(maxsize=32)
@@ -448,8 +453,7 @@ class ExactKRR(AmplificationBound):
         return _worst_delta(n, 2, eps0, eps, self._budget("delta"))
 
     def _binary_epsilon(self, n: int, eps0: float, delta: float) -> EpsilonBracket:
-        ceiling = self._upper().epsilon(n, eps0, delta)
-        return _worst_epsilon(n, 2, eps0, delta, self._budget("epsilon"), ceiling)
+        return _binary_epsilon(n, eps0, delta, self._budget("epsilon"))
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:
@@ -463,8 +467,8 @@ class ExactKRR(AmplificationBound):
         return self._upper().delta(n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        if self.k == 2:  # within the search's tolerance the stronger-clones bound may be lower: both valid
-            return min(self._binary_epsilon(n, eps0, delta).upper, self._upper().epsilon(n, eps0, delta))
+        if self.k == 2:
+            return self._binary_epsilon(n, eps0, delta).upper
         if self.is_exact(n, "epsilon"):
             return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
         return self._upper().epsilon(n, eps0, delta)
@@ -539,17 +543,15 @@ class ExactKRR(AmplificationBound):
             found = self._binary_delta(n, first, second)
             if found.exact:
                 return {"exact": True, "worst_others": list(found.others)}
-            if self.delta(n, first, second) <= DELTA_FLOOR:
+            upper = self.delta(n, first, second)
+            if upper <= DELTA_FLOOR:
                 return {"exact": True, "note": f"delta below {DELTA_FLOOR:g} (reported as that floor)"}
-            lower, upper = (
-                max(float(found.lower[0]), self._lower().delta(n, first, second)),
-                self.delta(n, first, second),
-            )
+            lower = max(float(found.lower[0]), self._lower().delta(n, first, second))
         elif command == "epsilon":
             bracket = self._binary_epsilon(n, first, second)
             if bracket.exact:
                 return {"exact": True, "worst_others": list(bracket.others)}
-            lower, upper = max(bracket.lower, self._lower().epsilon(n, first, second)), self.epsilon(n, first, second)
+            lower, upper = max(bracket.lower, self._lower().epsilon(n, first, second)), bracket.upper
         else:
             value, exact = self._binary_max_eps0(n, first, second)
             if exact:

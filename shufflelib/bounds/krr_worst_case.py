@@ -420,7 +420,7 @@ def _split_deltas(
     second = beta * convolve(start, tail, left, everyone)
     value = np.maximum(first - second, 0.0)
     # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
-    # (_PMF_RTOL each) and the positive sums (B's table, then A's window); below the smallest
+    # (_pmf_rtol each) and the positive sums (B's table, then A's window); below the smallest
     # normal float, an absolute budget per output count.
     rtol = 2.0 * _pmf_rtol(int(users.max()), p, q) + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
     err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
@@ -677,8 +677,7 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
     (0.4434, (9, 10))
     """
     n, k, eps0, eps = _check(n, k, eps0, eps)
-    work = worst_case_work(n, k)
-    if k >= 3 and work > work_limit:
+    if k >= 3 and (work := worst_case_work(n, k)) > work_limit:
         raise ValueError(
             f"n = {n} is beyond the exact search for k = {k} (about {work:.2g} s > {work_limit:.2g} s); "
             "use ExactKRR for a certified bracket"

@@ -206,7 +206,7 @@ def _enumerate(total, m, a, b, w, spread, step, k_lo, pessimistic, rtol) -> floa
     live = j <= last[:, None]
     j = np.where(live, j, first[:, None])  # padding: a valid atom, weight 0 below
     mm, aa, bb = m[:, None], a[:, None], b[:, None]
-    pmf = binomial_pmf_rows(m, np.full(m.shape, 0.5), first, j.shape[1], np.ones(m.shape))
+    pmf = binomial_pmf_rows(m, np.full(m.shape, 0.5), first, j.shape[1])
     p = pmf * (aa + bb * j) / (aa + bb * mm / 2.0)
     loss = np.log(aa + bb * j) - np.log(aa + bb * (mm - j))
     slack = 1e-12 * (1.0 + np.abs(loss)) / step
