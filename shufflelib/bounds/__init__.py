@@ -12,6 +12,7 @@ from .clones import ClonesClosedForm, ClonesNumerical
 from .erlingsson import ErlingssonBound
 from .exact import ExactKRR, TwoPairKRRLowerBound
 from .stronger_clones import StrongerClones
+from .thinned_clones import ThinnedClones
 from .variation_ratio import VariationRatioBound
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "ClonesClosedForm",
     "ClonesNumerical",
     "StrongerClones",
+    "ThinnedClones",
     "ExactKRR",
     "TwoPairKRRLowerBound",
     "VariationRatioBound",
@@ -41,6 +43,7 @@ BOUNDS: dict[str, type[AmplificationBound]] = {
         ClonesClosedForm,
         ClonesNumerical,
         StrongerClones,
+        ThinnedClones,
         ExactKRR,
         TwoPairKRRLowerBound,
         VariationRatioBound,

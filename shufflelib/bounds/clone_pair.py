@@ -209,14 +209,14 @@ def binomial_range(trials: int, prob: float, tail: float) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=64)
-def binomial_blocks(trials: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
+def binomial_blocks(trials: int, prob: float, blocks: int = _BLOCKS) -> tuple[np.ndarray, np.ndarray]:
     """Blocks covering the support of ``Bin(trials, prob)``: their first points and masses.
 
     A clone-count law for :func:`clone_pair_delta` (``trials`` other users, each a clone
     with probability ``prob``).
 
     The central range (tail mass ``_CENTRAL_TAIL`` per side) is cut into at most
-    ``_BLOCKS`` blocks of equal width (width 1, i.e. exact, when it has fewer
+    ``blocks`` (default 2048) blocks of equal width (width 1, i.e. exact, when it has fewer
     points); each outer range up to tail mass ``_TAIL`` into ``_OUTER_BLOCKS``
     blocks; each remaining tail is one block.
 
@@ -238,7 +238,7 @@ def binomial_blocks(trials: int, prob: float) -> tuple[np.ndarray, np.ndarray]:
             [
                 [0.0],
                 cuts(lo, c_lo, _OUTER_BLOCKS),
-                cuts(c_lo, c_hi + 1, _BLOCKS),
+                cuts(c_lo, c_hi + 1, blocks),
                 cuts(c_hi + 1, hi + 1, _OUTER_BLOCKS),
                 [hi + 1.0, trials + 1.0],
             ]

@@ -79,6 +79,7 @@ from .krr_worst_case import (
     worst_case_work,
 )
 from .stronger_clones import StrongerClones
+from .thinned_clones import ThinnedClones
 
 __all__ = ["ExactKRR", "TwoPairKRRLowerBound", "concentrated_delta", "spread_delta"]
 
@@ -350,6 +351,14 @@ def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonB
 
 
 @lru_cache(maxsize=32)
+def _upper_answer(k: int, ask: str, n: int, first: float, second: float) -> float:
+    """Cached answer ``ask`` (``delta``, ``epsilon`` or ``max_eps0``) of :class:`ExactKRR`'s valid bound
+    beyond the search (the calculator asks for the value, then its details)."""
+    upper = StrongerClones(mechanism="krr", k=2) if k == 2 else ThinnedClones(mechanism="krr", k=k)
+    return getattr(upper, ask)(n, first, second)
+
+
+@lru_cache(maxsize=32)
 def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> WorstCase:
     """Cached :func:`worst_case_delta` at one ε."""
     return worst_case_delta(n, k, eps0, [eps], limit)
@@ -365,8 +374,10 @@ class ExactKRR(AmplificationBound):
     bracket whose upper end (or the stronger-clones bound, if smaller) is returned. For
     ``k >= 3`` the complete search runs only where
     :func:`~shufflelib.bounds.krr_worst_case.worst_case_work` fits the budget; beyond, the
-    answers are the stronger-clones upper bound (valid for k-RR) and the bracket's lower end is
-    :class:`TwoPairKRRLowerBound` (two explicit pairs). :meth:`details` says which.
+    answers are the thinned-clones upper bound
+    (:class:`~shufflelib.bounds.thinned_clones.ThinnedClones`, valid for k-RR) and the
+    bracket's lower end is :class:`TwoPairKRRLowerBound` (two explicit pairs). :meth:`details`
+    says which.
 
     Parameters
     ----------
@@ -382,7 +393,8 @@ class ExactKRR(AmplificationBound):
     -----
     Reach within the default budget: see ``benchmarks/bench_bounds.py`` (exact for ``k = 2``
     up to ``n`` of order 1e5, a bracket of a few percent in δ at 1e6; tens of users for
-    ``k = 3`` and ``k = 4``).
+    ``k = 3`` and ``k = 4``, and beyond them a bracket of about 1 % in δ at ``n = 1e4`` and
+    0.1 % at 1e6).
 
     Examples
     --------
@@ -440,9 +452,6 @@ class ExactKRR(AmplificationBound):
             raise ValueError("for k = 2, is_exact needs the question's inputs first and second")
         return bool(self.details(command, n, first, second)["exact"])
 
-    def _upper(self) -> StrongerClones:
-        return StrongerClones(mechanism="krr", k=self.k)
-
     def _lower(self) -> TwoPairKRRLowerBound:
         return TwoPairKRRLowerBound(mechanism="krr", k=self.k)
 
@@ -461,23 +470,23 @@ class ExactKRR(AmplificationBound):
         if self.k == 2:
             found = self._binary_delta(n, eps0, eps)
             value = float(found.delta[0])
-            return value if found.exact else min(value, self._upper().delta(n, eps0, eps))
+            return value if found.exact else min(value, _upper_answer(2, "delta", n, eps0, eps))
         if self.is_exact(n, "delta"):
             return float(_worst_delta(n, self.k, eps0, eps, self.work_limit).delta[0])
-        return self._upper().delta(n, eps0, eps)
+        return _upper_answer(self.k, "delta", n, eps0, eps)
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         if self.k == 2:
             return self._binary_epsilon(n, eps0, delta).upper
         if self.is_exact(n, "epsilon"):
             return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
-        return self._upper().epsilon(n, eps0, delta)
+        return _upper_answer(self.k, "epsilon", n, eps0, delta)
 
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
         """Largest ``eps0`` whose worst case is ``(eps, delta)``-DP (exact within the budget, rounded down).
 
         Beyond the budget: a valid, smaller ``eps0`` (``k = 2``: the larger of the branch and
-        bound's certified answer and the stronger-clones one; ``k >= 3``: the stronger-clones
+        bound's certified answer and the stronger-clones one; ``k >= 3``: the thinned-clones
         one); see :meth:`details`.
 
         Examples
@@ -490,11 +499,11 @@ class ExactKRR(AmplificationBound):
             return self._binary_max_eps0(n, eps, delta)[0]
         if self.is_exact(n, "eps0"):
             return super().max_eps0(n, eps, delta)
-        return self._upper().max_eps0(n, eps, delta)
+        return _upper_answer(self.k, "max_eps0", n, eps, delta)
 
     def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
         """(answer, exact) of the ``eps0`` question for ``k = 2``: one decision per step of the search."""
-        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), self._upper().max_eps0(n, eps, delta))
+        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), _upper_answer(2, "max_eps0", n, eps, delta))
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
@@ -520,20 +529,20 @@ class ExactKRR(AmplificationBound):
                 out["worst_others"] = list(worst_case_epsilon(n, self.k, first, second, self.work_limit)[1])
             return out
         ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
-        valid = getattr(self._upper(), ask)(n, first, second)
+        valid = _upper_answer(self.k, ask, n, first, second)
         if n > BRACKET_MAX_N:  # the two explicit pairs take several seconds there: no other end
             return {
                 "exact": False,
                 "lower" if command == "eps0" else "upper": valid,
                 "warning": (
                     f"not exact: at n = {n}, k = {self.k} beyond the complete search; the value is a valid "
-                    f"bound (stronger clones) (the other end of the bracket is not computed beyond "
+                    f"bound (thinned clones) (the other end of the bracket is not computed beyond "
                     f"n = {BRACKET_MAX_N:.0e})"
                 ),
             }
         other = getattr(self._lower(), ask)(n, first, second)
         lower, upper = (valid, other) if command == "eps0" else (other, valid)  # a larger eps0 is less safe
-        return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "stronger clones")
+        return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "thinned clones")
 
     def _binary_details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """:meth:`details` for ``k = 2`` (the branch and bound)."""
