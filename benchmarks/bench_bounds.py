@@ -13,11 +13,14 @@ and ``k = 3`` (the exact k-RR curve is a closed form for ``k = 2`` only, and
 takes ~10 s at ``n = 1e8`` for ``k = 3``).
 Bound modules that do not exist yet are skipped with a note; a question a
 bound's theorem does not cover is shown as ``n/a``. ``exact-krr`` beyond the reach of its
-complete search answers with the upper end of its certified bracket (stronger clones).
+complete search answers with the upper end of its certified bracket (stronger clones for
+``k = 2`` if smaller than the branch and bound's, thinned clones for ``k >= 3``).
 
 A second table gives the reach of the exact worst-case search of shuffled k-RR
 (:mod:`shufflelib.bounds.krr_worst_case`): the largest ``n`` whose complete search at one
-``eps`` (``eps0 = 1``, ``eps = 0.1``) takes at most one second, for ``k = 2, 3, 4``.
+``eps`` (``eps0 = 1``, ``eps = 0.1``) takes at most one second, for ``k = 2, 3, 4``; a third
+the certified bracket of ``exact-krr`` beyond that reach for ``k >= 3`` (two explicit pairs,
+thinned clones), as ε at δ = 1e-6, and the time of the thinned-clones answer.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ KNOWN = [
     ("clones", "ClonesClosedForm"),
     ("clones", "ClonesNumerical"),
     ("stronger_clones", "StrongerClones"),
+    ("thinned_clones", "ThinnedClones"),
     ("exact", "ExactKRR"),
     ("exact", "TwoPairKRRLowerBound"),
     ("variation_ratio", "VariationRatioBound"),
@@ -132,6 +136,26 @@ def binary_budget_rows() -> None:
             print(f"| {n:,} | {eps0} | {width:.1e} | {found.exact} | {seconds:.2f} |", flush=True)
 
 
+def thinned_bracket_rows() -> None:
+    """k >= 3 beyond the complete search: the bracket [two explicit pairs, thinned clones] in ε."""
+    from shufflelib.bounds import StrongerClones, ThinnedClones, TwoPairKRRLowerBound
+
+    print("\nk >= 3 beyond the search: ε at δ = 1e-6, eps0 = 1 (bracket width relative)\n")
+    print("| k | n | two pairs (lower) | thinned clones | width | stronger clones | seconds |")
+    print("|---|---|---|---|---|---|---|")
+    for k in (3, 4, 10):
+        for n in (10**3, 10**4, 10**5, 10**6, 10**7):
+            lower = TwoPairKRRLowerBound(mechanism="krr", k=k).epsilon(n, 1.0, 1e-6)
+            start = time.perf_counter()
+            thin = ThinnedClones(mechanism="krr", k=k).epsilon(n, 1.0, 1e-6)
+            seconds = time.perf_counter() - start
+            strong = StrongerClones(mechanism="krr", k=k).epsilon(n, 1.0, 1e-6)
+            print(
+                f"| {k} | {n:,} | {lower:.6g} | {thin:.6g} | {thin / lower - 1:.1e} | {strong:.6g} | {seconds:.2f} |",
+                flush=True,
+            )
+
+
 def exact_reach(k: int, budget: float = 1.0) -> tuple[int, float]:
     """Largest ``n`` (to within 5 %) whose complete search takes at most ``budget`` seconds."""
     good, seconds = 2, search_seconds(2, k)
@@ -172,6 +196,7 @@ def main() -> None:
         n, seconds = exact_reach(k)
         print(f"| {k} | {n:,} | {seconds:.2f} |", flush=True)
     binary_budget_rows()
+    thinned_bracket_rows()
 
 
 if __name__ == "__main__":

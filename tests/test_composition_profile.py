@@ -273,10 +273,15 @@ def test_segmented_answers_composed_with_the_reporting_probability(capsys):
 def test_exact_krr_beyond_its_search_composes_the_bracket_upper_end_and_says_so(capsys):
     argv = ["epsilon", "--bound", "exact-krr", "--n", "100000", "--eps0", "1", "--delta", "1e-6", "--json"]
     record, err = _run(capsys, [*argv, "--compose", "10"])
-    assert record["route"] == "pair" and "upper end of the certified bracket" in record["note"]
+    assert record["route"] == "pair" and "stronger-clone pair, which dominates" in record["note"]
     assert "warning" in err
     sc, _ = _run(capsys, [*argv[:2], "stronger-clones", *argv[3:], "--compose", "10"])
     assert record["eps"] == sc["eps"]
+    thin, err = _run(
+        capsys, [*argv[:2], "thinned-clones", "--mechanism", "krr", "--k", "3", *argv[3:], "--compose", "10"]
+    )
+    assert thin["route"] == "pair" and "dominates the thinned-clone pair" in thin["note"] and "warning" in err
+    assert thin["eps"] == sc["eps"]
 
 
 @pytest.mark.parametrize(

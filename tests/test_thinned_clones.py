@@ -83,9 +83,9 @@ def test_meets_the_worst_case_at_eps_zero():
 
 def test_k2_is_stronger_clones():
     for n, eps0, eps in [(1000, 1.0, 0.1), (10**6, 3.0, 0.01)]:
-        assert ThinnedClones(mechanism="krr", k=2).delta(n, eps0, eps) == StrongerClones(
-            mechanism="krr", k=2
-        ).delta(n, eps0, eps)
+        assert ThinnedClones(mechanism="krr", k=2).delta(n, eps0, eps) == StrongerClones(mechanism="krr", k=2).delta(
+            n, eps0, eps
+        )
 
 
 @pytest.mark.parametrize("k", [3, 4, 10, 1000])
@@ -129,6 +129,21 @@ def test_exact_krr_answers_with_it_beyond_the_search(capsys):
     details = bound.details("epsilon", n, 1.0, 1e-6)
     assert details["lower"] <= details["upper"] == value
     assert "thinned clones" in details["warning"]
-    status = main(["epsilon", "--bound", "thinned-clones", "--mechanism", "krr", "--k", "3",
-                   "--n", "1e5", "--eps0", "1", "--delta", "1e-6"])
+    status = main(
+        [
+            "epsilon",
+            "--bound",
+            "thinned-clones",
+            "--mechanism",
+            "krr",
+            "--k",
+            "3",
+            "--n",
+            "1e5",
+            "--eps0",
+            "1",
+            "--delta",
+            "1e-6",
+        ]
+    )
     assert status == 0 and float(capsys.readouterr().out.split()[-1]) == value

@@ -16,9 +16,11 @@ Every bound composes (:func:`round_distributions`, :func:`bound_model`), by one 
 routes:
 
 * **its own dominating pair** (``"pair"``): ``clones`` and ``stronger-clones`` (their clone
-  pairs, upper bounds); ``exact-krr`` beyond its exact search, whose single-round answer is
-  the certified bracket ``[krr-two-pair-lower, stronger-clones]``: the bracket's upper end
-  (the stronger-clone pair) is composed; any bound object with a
+  pairs, upper bounds); ``exact-krr`` beyond its exact search (single-round answer: a
+  certified bracket) and ``thinned-clones``: the stronger-clone pair, which dominates both
+  (the thinned pair is a post-processing of it; composing the thinned pair itself, a mixture
+  of tens of thousands of clone pairs, is not implemented), with the stronger-clone
+  single-round ε in the baselines; any bound object with a
   ``dominating_pair(n, eps0)`` method returning a :class:`~shufflelib.curves.DominatingPair`;
   ``krr-two-pair-lower`` with ``k = 2`` (``"lower pair"``): the exact pair of its datasets,
   discretized on the *optimistic* side, a **lower bound** on the composed privacy, like the
@@ -49,6 +51,7 @@ from ..bounds.clones import ClonePairBound, binomial_range
 from ..bounds.exact import ExactKRR, TwoPairKRRLowerBound
 from ..bounds.krr_worst_case import worst_case_delta
 from ..bounds.stronger_clones import StrongerClones
+from ..bounds.thinned_clones import ThinnedClones
 from ..bounds.variation_ratio import VariationRatioBound
 from ..segmented.clone_pairs import RESOLUTION
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
@@ -156,8 +159,8 @@ def route(bound: AmplificationBound, n: int) -> str:
     """
     if isinstance(bound, ClonePairBound) or callable(getattr(bound, "dominating_pair", None)):
         return "pair"
-    if isinstance(bound, ExactKRR) and not _exact_profile_fits(bound, n):
-        return "pair"  # the certified bracket's upper end: the stronger-clone pair
+    if isinstance(bound, ThinnedClones) or (isinstance(bound, ExactKRR) and not _exact_profile_fits(bound, n)):
+        return "pair"  # the stronger-clone pair, which dominates both
     if isinstance(bound, TwoPairKRRLowerBound) and bound.k == 2:
         return "lower pair"
     if not bound.upper:
@@ -214,7 +217,7 @@ def round_distributions(
     n, eps0 = _check_n_eps0(n, eps0)
     bound._require(n, eps0)
     how = route(bound, n)
-    if isinstance(bound, ExactKRR) and how == "pair":
+    if isinstance(bound, (ExactKRR, ThinnedClones)) and how == "pair":
         bound = StrongerClones(mechanism="krr", k=bound.k)
     if isinstance(bound, ClonePairBound):
         return (clone_pair_pld(n, eps0, bound.clone_probability(eps0), step),), False
@@ -293,16 +296,20 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
     >>> from shufflelib.bounds import ExactKRR
     >>> from shufflelib.composition import bound_model
     >>> bound_model(ExactKRR(mechanism="krr", k=2), 10**6).note[:40]
-    'composed: the upper end of the certified'
+    'composed: the stronger-clone pair, which'
     """
     n = check_int("n", n, minimum=2)
     how = route(bound, n)
     note = None
     if isinstance(bound, ExactKRR) and how == "pair":
         note = (
-            "composed: the upper end of the certified bracket (the stronger-clone pair); "
+            "composed: the stronger-clone pair, which dominates the certified bracket's upper end; "
             f"n = {n} is beyond the exact search"
         )
+    if isinstance(bound, ThinnedClones):
+        note = "composed: the stronger-clone pair, which dominates the thinned-clone pair"
+    if note is not None:
+        bound = StrongerClones(mechanism="krr", k=bound.k)  # its pair is composed, and its ε in the baselines
     if how == "profile":
         # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
         # answer brackets the composed search from above.
