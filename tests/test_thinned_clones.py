@@ -13,7 +13,7 @@ from scipy.stats import binom
 
 from shufflelib.__main__ import main
 from shufflelib.bounds import ExactKRR, StrongerClones, ThinnedClones, TwoPairKRRLowerBound
-from shufflelib.bounds.krr_worst_case import krr_probabilities, worst_case_delta
+from shufflelib.bounds.krr_worst_case import krr_probabilities, pair_delta, worst_case_delta
 from shufflelib.bounds.thinned_clones import kept_probability
 
 
@@ -147,3 +147,20 @@ def test_exact_krr_answers_with_it_beyond_the_search(capsys):
         ]
     )
     assert status == 0 and float(capsys.readouterr().out.split()[-1]) == value
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    n=st.integers(30, 160),
+    shares=st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)),
+    eps0=st.floats(0.2, 4.0),
+    eps_share=st.floats(0.0, 0.8),
+)
+def test_above_random_datasets_beyond_the_search(n, shares, eps0, eps_share):
+    # k = 3 at n beyond the complete search's budget: any dataset's exact δ is below the bound.
+    held_a = int(shares[0] * (n - 1))
+    held_b = int(shares[1] * (n - 1 - held_a))
+    others = (held_a, held_b, n - 1 - held_a - held_b)
+    eps = eps_share * eps0
+    exact = float(pair_delta(n, 3, eps0, [eps], others)[0])  # upper end of a bracket ~1e-13 wide
+    assert exact <= ThinnedClones(mechanism="krr", k=3).delta(n, eps0, eps) * (1.0 + 1e-9)
