@@ -35,8 +35,11 @@ from abc import ABC
 from collections.abc import Callable
 from typing import ClassVar
 
+import numpy as np
+
 from .._roots import first_true, largest_reaching
 from .._validation import (
+    EPS0_LIMIT,
     N_MAX,
     check_eps0,
     check_int,
@@ -45,14 +48,16 @@ from .._validation import (
     check_positive,
     check_probability,
 )
-from ..curves import invert_profile
+from ..curves import ProfileCurve, invert_profile
 from ..randomizers import RandomizerFamily
 
 __all__ = [
     "AmplificationBound",
     "NotApplicableError",
+    "ProfileBound",
     "MECHANISMS",
     "delta_from_epsilon",
+    "eps0_reason",
     "largest_eps0",
     "profile_target",
     "soundness_record",
@@ -322,6 +327,73 @@ class AmplificationBound(ABC):
             return self._epsilon_rounded(n, e0, delta) if self.validity(n, e0, delta) is None else math.inf
 
         return largest_eps0(value, eps, delta, self.name, self._at(n))
+
+
+class ProfileBound(AmplificationBound):
+    """A bound given by a vectorized privacy profile ``delta_profile`` evaluated numerically.
+
+    Subclasses implement :meth:`delta_profile`; the ``delta`` question, the curve and the
+    validity range (``eps0 <= 100``, the range of the numerical evaluation)
+    follow from it.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import ClonesNumerical, ThinnedClones, TwoPairKRRLowerBound
+    >>> from shufflelib.bounds.base import ProfileBound
+    >>> all(issubclass(c, ProfileBound) for c in (ClonesNumerical, ThinnedClones, TwoPairKRRLowerBound))
+    True
+    """
+
+    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
+        """``None`` for ``eps0 <= 100`` (the range of the numerical evaluation), else the reason.
+
+        Examples
+        --------
+        >>> from shufflelib.bounds.clones import ClonesNumerical
+        >>> ClonesNumerical().validity(100, 150.0)
+        'the numerical evaluation requires eps0 <= 100.0 (beyond, use the trivial eps = eps0), got eps0=150.0'
+        """
+        return eps0_reason(eps0)
+
+    def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
+        """Vectorized δ(ε) for an array of ε >= 0 (validated inputs)."""
+        raise NotImplementedError
+
+    def _delta(self, n: int, eps0: float, eps: float) -> float:
+        return float(self.delta_profile(n, eps0, np.array([eps]))[0])
+
+    def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
+        """The bound's privacy curve for fixed ``(n, eps0)`` (profile, inverse, trade-off).
+
+        ``eps_grid`` is the grid of the trade-off conversion (default: 401 points on
+        ``[0, eps0]``, beyond which δ = 0).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds.clones import ClonesNumerical
+        >>> c = ClonesNumerical().curve(10_000, 1.0)
+        >>> abs(c.epsilon(1e-6) - ClonesNumerical().epsilon(10_000, 1.0, 1e-6)) < 1e-8
+        True
+        """
+        n, eps0 = _check_n_eps0(n, eps0)
+        self._require(n, eps0)
+        grid = np.linspace(0.0, eps0, 401) if eps_grid is None else eps_grid
+        return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
+
+
+def eps0_reason(eps0: float) -> str | None:
+    """Why ``eps0`` is beyond the numerical evaluations (``None`` if it is not).
+
+    Examples
+    --------
+    >>> eps0_reason(1.0) is None, eps0_reason(150.0) is None
+    (True, False)
+    """
+    if eps0 <= EPS0_LIMIT:
+        return None
+    return (
+        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), got eps0={eps0}"
+    )
 
 
 def profile_target(eps: float) -> float:

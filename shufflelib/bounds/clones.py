@@ -53,8 +53,8 @@ from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from .._validation import check_int, check_positive, check_probability
-from ..curves import ProfileCurve, invert_profile
-from .base import AmplificationBound, NotApplicableError, _check_n_eps0
+from ..curves import invert_profile
+from .base import AmplificationBound, NotApplicableError, ProfileBound
 from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
     BINOM_RTOL,
     _log_sinh,
@@ -66,7 +66,6 @@ from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by 
 )
 
 __all__ = [
-    "EPS0_LIMIT",
     "ClonePairBound",
     "ClonesClosedForm",
     "ClonesNumerical",
@@ -77,15 +76,13 @@ __all__ = [
     "BINOM_RTOL",
 ]
 
-#: Largest eps0 the numerical evaluations support (beyond it e^{-eps0} nears the float range).
-EPS0_LIMIT = 100.0
 #: Relative margin used to round closed forms up ...
 _ROUNDING = 1e-12
 #: ... and the (larger) one for ε, so that ``delta(epsilon(d)) <= d`` survives both roundings.
 _INVERSE_ROUNDING = 1e-10
 
 
-class ClonePairBound(AmplificationBound):
+class ClonePairBound(ProfileBound):
     """Numerical bound from a clone pair: ``(A + Δ, C − A + 1 − Δ)`` vs its mirror image.
 
     Subclasses fix the clone probability ``p(eps0)`` (``C ~ Bin(n − 1, p)``);
@@ -124,20 +121,6 @@ class ClonePairBound(AmplificationBound):
         """Probability that another user is a clone (``C ~ Bin(n − 1, p)``)."""
         raise NotImplementedError
 
-    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
-        """``None`` for ``eps0 <= 100`` (the range of the numerical evaluation), else the reason.
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.clones import ClonesNumerical
-        >>> ClonesNumerical().validity(100, 150.0)
-        'the numerical evaluation requires eps0 <= 100.0 (beyond, use the trivial eps = eps0), got eps0=150.0'
-        """
-        return _eps0_reason(eps0)
-
-    def _delta(self, n: int, eps0: float, eps: float) -> float:
-        return float(self.delta_profile(n, eps0, np.array([eps]))[0])
-
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.
 
@@ -161,32 +144,6 @@ class ClonePairBound(AmplificationBound):
         """
         counts, weights = binomial_blocks(n - 1, self.clone_probability(eps0))
         return clone_pair_delta(eps, eps0, counts, weights)
-
-    def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
-        """The bound's privacy curve for fixed ``(n, eps0)`` (profile, inverse, trade-off).
-
-        ``eps_grid`` is the grid of the trade-off conversion (default: 401
-        points on ``[0, eps0]``, beyond which δ = 0).
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.clones import ClonesNumerical
-        >>> c = ClonesNumerical().curve(10_000, 1.0)
-        >>> abs(c.epsilon(1e-6) - ClonesNumerical().epsilon(10_000, 1.0, 1e-6)) < 1e-8
-        True
-        """
-        n, eps0 = _check_n_eps0(n, eps0)
-        self._require(n, eps0)
-        grid = np.linspace(0.0, eps0, 401) if eps_grid is None else eps_grid
-        return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
-
-
-def _eps0_reason(eps0: float) -> str | None:
-    if eps0 <= EPS0_LIMIT:
-        return None
-    return (
-        f"the numerical evaluation requires eps0 <= {EPS0_LIMIT} (beyond, use the trivial eps = eps0), got eps0={eps0}"
-    )
 
 
 def _gaussian_dp_epsilon(mu: float, delta: float) -> float:

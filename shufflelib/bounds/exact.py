@@ -57,10 +57,9 @@ from scipy.stats import binom
 
 from .._roots import last_true
 from ..curves import ProfileCurve
-from .base import DELTA_FLOOR, AmplificationBound, _check_n_eps0, largest_eps0, profile_target
+from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, largest_eps0, profile_target
 from .clones import (
     BINOM_RTOL,
-    _eps0_reason,
     _log_or_floor,
     _log_sinh,
     _scaled_sum,
@@ -172,7 +171,7 @@ def spread_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     return _scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
 
 
-class TwoPairKRRLowerBound(AmplificationBound):
+class TwoPairKRRLowerBound(ProfileBound):
     """δ of shuffled k-RR on two explicit pairs of neighbouring datasets: a *lower* bound on the worst case.
 
     ``delta`` is the exact δ(ε) of the worse of two explicit pairs of
@@ -218,17 +217,6 @@ class TwoPairKRRLowerBound(AmplificationBound):
     )
     mechanisms = ("krr",)
 
-    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
-        """``None`` for ``eps0 <= 100`` (the range of the numerical evaluation), else the reason.
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
-        >>> TwoPairKRRLowerBound(mechanism="krr", k=2).validity(100, 150.0) is not None
-        True
-        """
-        return _eps0_reason(eps0)
-
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized exact δ(ε) for an array of ε >= 0 (validated inputs).
 
@@ -250,9 +238,6 @@ class TwoPairKRRLowerBound(AmplificationBound):
                 d = np.maximum(d, spread_delta(n, self.k, eps0, e))
             out[live] = d * (1.0 - BINOM_RTOL)
         return out
-
-    def _delta(self, n: int, eps0: float, eps: float) -> float:
-        return float(self.delta_profile(n, eps0, np.array([eps]))[0])
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         """Largest ε with ``delta(ε) > delta`` (a lower bound on the exact ε; 0 if none)."""
@@ -277,24 +262,6 @@ class TwoPairKRRLowerBound(AmplificationBound):
                 hi = eps0
         log_target = math.log(delta)
         return last_true(above, lambda e: log_target - _log_or_floor(d(e)), 0.0, hi)
-
-    def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
-        """The exact curve for fixed ``(n, eps0)`` (profile, inverse and trade-off views).
-
-        ``eps_grid`` is the grid of the trade-off conversion (default: 401
-        points on ``[0, eps0]``, beyond which δ = 0).
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
-        >>> c = TwoPairKRRLowerBound(mechanism="krr", k=2).curve(1_000, 1.0)
-        >>> 0.0 < c.delta(0.1) < 1.0
-        True
-        """
-        n, eps0 = _check_n_eps0(n, eps0)
-        self._require(n, eps0)
-        grid = np.linspace(0.0, eps0, 401) if eps_grid is None else eps_grid
-        return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)
 
 
 #: Beyond this many users (k >= 3), the bracket's other end (two explicit pairs) is not computed.

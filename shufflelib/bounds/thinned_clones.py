@@ -60,10 +60,10 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
-from ..curves import ProfileCurve, invert_profile
-from .base import AmplificationBound, _check_n_eps0
+from ..curves import invert_profile
+from .base import ProfileBound
 from .clone_pair import BINOM_RTOL, binomial_blocks, binomial_range, clone_pair_delta
-from .clones import _eps0_reason, _gaussian_dp_epsilon
+from .clones import _gaussian_dp_epsilon
 from .stronger_clones import StrongerClones
 
 __all__ = ["ThinnedClones", "kept_probability", "thinned_blocks"]
@@ -205,7 +205,7 @@ def _cuts(start: np.ndarray, stop: np.ndarray, count: int) -> np.ndarray:
     return np.where(cut < stop[:, None], cut, np.inf)
 
 
-class ThinnedClones(AmplificationBound):
+class ThinnedClones(ProfileBound):
     """Thinned clones (this library): the stronger-clones pair of k-RR with its reports kept as k-RR reports.
 
     A valid upper bound for shuffled k-RR (module notes for the proof); equal to
@@ -237,17 +237,6 @@ class ThinnedClones(AmplificationBound):
     )
     mechanisms = ("krr",)
 
-    def validity(self, n: int, eps0: float, delta: float | None = None) -> str | None:
-        """``None`` for ``eps0 <= 100`` (the range of the numerical evaluation), else the reason.
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.thinned_clones import ThinnedClones
-        >>> ThinnedClones(mechanism="krr", k=3).validity(100, 150.0) is not None
-        True
-        """
-        return _eps0_reason(eps0)
-
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized δ(ε) for an array of ε >= 0 (validated inputs).
 
@@ -264,27 +253,9 @@ class ThinnedClones(AmplificationBound):
         counts, local, weights = thinned_blocks(n, self.k, eps0)
         return clone_pair_delta(eps, local, counts, weights)
 
-    def _delta(self, n: int, eps0: float, eps: float) -> float:
-        return float(self.delta_profile(n, eps0, np.array([eps]))[0])
-
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding, the bracket narrowed around a Gaussian-DP estimate."""
         s = kept_probability(self.k, eps0)
         kept = ((n - 1) * 2.0 / (math.exp(eps0) + 1.0) + 1.0) * s
         guess = _gaussian_dp_epsilon(2.0 * s * math.tanh(eps0 / 2.0) / math.sqrt(kept), delta)
         return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
-
-    def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
-        """The bound's privacy curve for fixed ``(n, eps0)`` (profile, inverse, trade-off).
-
-        Examples
-        --------
-        >>> from shufflelib.bounds.thinned_clones import ThinnedClones
-        >>> c = ThinnedClones(mechanism="krr", k=3).curve(1_000, 1.0)
-        >>> 0.0 < c.delta(0.1) < 1.0
-        True
-        """
-        n, eps0 = _check_n_eps0(n, eps0)
-        self._require(n, eps0)
-        grid = np.linspace(0.0, eps0, 401) if eps_grid is None else eps_grid
-        return ProfileCurve(lambda e: self.delta_profile(n, eps0, e), eps_grid=grid)

@@ -38,8 +38,7 @@ import numpy as np
 
 from .._validation import check_int, check_positive, check_probability
 from ..randomizers import RandomizerFamily
-from .base import MECHANISMS, AmplificationBound
-from .clones import _eps0_reason
+from .base import MECHANISMS, AmplificationBound, eps0_reason
 from .exact import TwoPairKRRLowerBound
 from .krr_worst_case import worst_case_delta, worst_case_epsilon, worst_case_work
 
@@ -156,7 +155,7 @@ class VariationRatioBound(AmplificationBound):
         >>> VariationRatioBound().validity(100, 1.0) is None
         True
         """
-        return _eps0_reason(eps0)
+        return eps0_reason(eps0)
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:
