@@ -320,9 +320,15 @@ def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonB
 @lru_cache(maxsize=32)
 def _upper_answer(k: int, ask: str, n: int, first: float, second: float) -> float:
     """Cached answer ``ask`` (``delta``, ``epsilon`` or ``max_eps0``) of :class:`ExactKRR`'s valid bound
-    beyond the search (the calculator asks for the value, then its details)."""
-    upper = StrongerClones(mechanism="krr", k=2) if k == 2 else ThinnedClones(mechanism="krr", k=k)
-    return getattr(upper, ask)(n, first, second)
+    beyond the search: stronger clones (k = 2), the better of thinned and stronger clones (k >= 3)
+    (the calculator asks for the value, then its details)."""
+    strong = getattr(StrongerClones(mechanism="krr", k=k), ask)(n, first, second)
+    if k == 2:
+        return strong
+    thin = getattr(ThinnedClones(mechanism="krr", k=k), ask)(n, first, second)
+    # Thinned clones is the smaller bound (its pair is a post-processing of the stronger-clone
+    # pair) except within their rounding allowances (where s = p + q rounds to 1): the better one.
+    return max(thin, strong) if ask == "max_eps0" else min(thin, strong)
 
 
 @lru_cache(maxsize=32)
