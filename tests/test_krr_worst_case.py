@@ -76,7 +76,7 @@ def test_ordering_audit_two_pairs_exact_upper_bounds(k, n, eps0, delta) -> None:
     assert pair_delta(n, k, eps0, [eps], others)[0] <= delta
     assert pair_delta(n, k, eps0, [eps * (1 - 1e-6)], others)[0] > delta  # attained by that dataset
     assert TwoPairKRRLowerBound("krr", k=k).epsilon(n, eps0, delta) <= eps * (1 + 1e-9)
-    for name in ("stronger-clones", "clones", "blanket-bennett", "blanket-hoeffding"):
+    for name in ("stronger-clones", "thinned-clones", "clones", "blanket-bennett", "blanket-hoeffding"):
         for mechanism in ("krr", "generic"):
             try:
                 bound = get_bound(name, mechanism, k if mechanism == "krr" else None)
