@@ -539,7 +539,12 @@ class ExactKRR(AmplificationBound):
             if exact:
                 return {"exact": True}
             lower, upper = value, self._lower().max_eps0(n, first, second)
-        return _bracket_record(n, 2, lower, upper, "the branch and bound stopped at its budget", "branch and bound")
+        if upper <= lower * (1.0 + EXACT_RTOL):  # the certified bracket closed all the same
+            return {"exact": True}
+        why = "the branch and bound stopped at its budget"
+        if command != "delta" and second < DELTA_FLOOR:
+            why = f"delta is below the resolution of the search ({DELTA_FLOOR:g})"
+        return _bracket_record(n, 2, lower, upper, why, "branch and bound")
 
     def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
         """The worst-case profile for fixed ``(n, eps0)`` (exact within the search budget).

@@ -223,13 +223,19 @@ def dataset_delta(others: tuple[int, ...], k: int, eps0: float, eps: object) -> 
         raise ValueError(f"others must have length k = {k}, got {len(others)}")
     n = sum(others) + 1
     _, k, eps0, eps = _check(max(n, 2), k, eps0, eps)
+    return _histogram_delta(others[0], others[1], tuple(c for c in others[2:] if c > 0), k, eps0, eps)
+
+
+def _histogram_delta(ha: int, hb: int, rest: tuple[int, ...], k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
+    """:func:`dataset_delta` of ``ha`` others on 0, ``hb`` on 1 and ``rest`` (positive counts) on
+    further values, the remaining ``k − 2 − len(rest)`` values held by nobody (merged, Lemma 3)."""
+    n = ha + hb + sum(rest) + 1
     p, q = krr_probabilities(k, eps0)
-    rest = [c for c in others[2:] if c > 0]
     weights = _reduced_weights(len(rest), k - 2 - len(rest), p, q)
-    values = [0] * others[0] + [1] * others[1] + [2 + i for i, c in enumerate(rest) for _ in range(c)]
+    values = [0] * ha + [1] * hb + [2 + i for i, c in enumerate(rest) for _ in range(c)]
     base = _output_law(values, weights, n - 1)
     law_p, law_q = _add_victim(base, weights[0], n), _add_victim(base, weights[1], n)
-    return _pair_delta(law_p, law_q, eps, (n + 2) * k * _GRID_RTOL)
+    return _pair_delta(law_p, law_q, eps, (n + 2) * weights.shape[0] * _GRID_RTOL)
 
 
 def _add_victim(law: np.ndarray, w: np.ndarray, n: int) -> np.ndarray:
@@ -576,21 +582,24 @@ def _partitions(total: int, parts: int, largest: int | None = None):
 
 
 def _many_value_deltas(n: int, k: int, eps0: float, eps: np.ndarray) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Worst case for ``k >= 4`` over ``(h_a <= h_b, partition of the rest)`` (Lemmas 1–3)."""
+    """Worst case for ``k >= 4`` over ``(h_a <= h_b, partition of the rest)`` (Lemmas 1–3).
+
+    The worst histogram is returned with ``min(k, n + 1)`` counts: beyond ``n + 1`` values
+    (at most ``n − 1`` held by the others), the remaining ones are held by nobody.
+    """
     worst = np.zeros(eps.shape)
-    arg: tuple[int, ...] = (0, n - 1, *([0] * (k - 2)))
+    arg: tuple[int, ...] = (0, n - 1)
     for rest in range(n):
         for part in _partitions(rest, k - 2):
             for ha in range(n - rest):
                 hb = n - 1 - rest - ha
                 if ha > hb:
                     continue
-                others = (ha, hb, *part, *([0] * (k - 2 - len(part))))
-                d = dataset_delta(others, k, eps0, eps)
+                d = _histogram_delta(ha, hb, part, k, eps0, eps)
                 if d[-1] > worst[-1]:
-                    arg = others
+                    arg = (ha, hb, *part)
                 worst = np.maximum(worst, d)
-    return worst, arg
+    return worst, (*arg, *([0] * (min(k, n + 1) - len(arg))))
 
 
 def worst_case_work(n: int, k: int) -> float:
@@ -629,7 +638,8 @@ class WorstCase:
         Lower end (the bracket's width is the numerical tolerance, far below 1e-6 relative).
     others
         A histogram of the other users attaining the worst case at the largest ε asked (the
-        victim holds value 0 or 1).
+        victim holds value 0 or 1); for ``k > n + 1`` its first ``n + 1`` counts (nobody holds
+        the other values).
     exact
         Whether ``delta`` is within :data:`EXACT_RTOL` (relative) of ``lower`` at every ε:
         always for ``k >= 3`` (the search refuses beyond its budget); for ``k = 2`` the branch
@@ -707,7 +717,7 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
     else:
         value, others = _many_value_deltas(n, k, eps0, eps)
     value = np.where(eps >= eps0, 0.0, value)  # likelihood ratios within [e^-eps0, e^eps0]
-    lower = np.maximum(value - 2.0 * (n + 2) * k * _GRID_RTOL * (1.0 + np.exp(eps)), 0.0)
+    lower = np.maximum(value - 2.0 * (n + 2) * min(k, n + 2) * _GRID_RTOL * (1.0 + np.exp(eps)), 0.0)
     return WorstCase(value, lower, others)
 
 
@@ -715,7 +725,8 @@ def pair_delta(n: int, k: int, eps0: float, eps: object, others: tuple[int, ...]
     """Exact δ (both orders, upper end of the numerical bracket) of one pair of datasets.
 
     The victim holds value 0 or 1; ``others`` is the histogram of the other ``n − 1`` users
-    (length ``k``). Fast paths of the module for ``k = 2`` and ``k = 3``.
+    over the first ``len(others) <= k`` values (nobody holds the others; at least the victim's
+    two). Fast paths of the module for ``k = 2`` and ``k = 3``.
 
     Examples
     --------
@@ -724,14 +735,16 @@ def pair_delta(n: int, k: int, eps0: float, eps: object, others: tuple[int, ...]
     """
     n, k, eps0, eps = _check(n, k, eps0, eps)
     others = tuple(int(c) for c in others)
-    if len(others) != k or sum(others) != n - 1 or min(others) < 0:
-        raise ValueError(f"others must be {k} counts >= 0 summing to n - 1 = {n - 1}, got {others!r}")
+    if not 2 <= len(others) <= k or sum(others) != n - 1 or min(others) < 0:
+        raise ValueError(f"others must be 2 to {k} counts >= 0 summing to n - 1 = {n - 1}, got {others!r}")
+    if k <= 3:
+        others = (*others, *([0] * (k - len(others))))
     if k == 2:
         return np.array([binary_split_deltas(n, eps0, float(e), np.array(others))[0].max() for e in eps])
     if k == 3:
         p, q = krr_probabilities(3, eps0)
         return _pair_delta(*_three_value_laws(others, p, q), eps, (n + 2) * _GRID_RTOL)
-    return dataset_delta(others, k, eps0, eps)
+    return _histogram_delta(others[0], others[1], tuple(c for c in others[2:] if c > 0), k, eps0, eps)
 
 
 def worst_case_epsilon(
@@ -796,7 +809,9 @@ def worst_case_epsilon_bracket(
     search. For ``k = 2`` each search is the branch and bound asked only "does any dataset
     exceed δ?" (with three quarters of what is left of ``work_limit``); if one cannot decide, the bracket's upper
     end is found by bisection between the last root and ``ceiling`` (a valid ε supplied by the
-    caller, default ``eps0``) with the same decisions, and ``exact`` is false.
+    caller, default ``eps0``) with the same decisions, and ``exact`` is false. Below ``δ = 1e-300``
+    (where split values count as underflowed) no search can certify: the bracket is
+    ``[0, ceiling]``.
 
     Examples
     --------
@@ -807,6 +822,8 @@ def worst_case_epsilon_bracket(
     n, k, eps0, _ = _check(n, k, eps0, 0.0)
     delta = check_probability("delta", delta)
     ceiling = eps0 if ceiling is None else min(float(ceiling), eps0)
+    if k == 2 and delta < _TINY:  # no split's δ is resolved below _TINY: no search can certify δ
+        return EpsilonBracket(ceiling, 0.0, (n - 1, 0), False)
 
     left = [work_limit]  # estimated seconds left for the k = 2 searches
 
