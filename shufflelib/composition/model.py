@@ -42,7 +42,7 @@ from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
-from .pld import LossDistribution, WindowTooWide, compose
+from .pld import MAX_FFT_LENGTH, LossDistribution, WindowTooWide, compose
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -66,6 +66,9 @@ __all__ = [
 
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
+#: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
+#: window is rebuilt on a coarser grid, whose error ``rounds · step`` the curve reports.
+FITTED_FFT_LENGTH = 2**23
 
 
 class ComposedCurve(PrivacyCurve):
@@ -194,10 +197,12 @@ class RoundModel:
             return self._composed(self.build(x, step, coarse), x, rounds)
         return self.fitted(x, rounds, coarse)[1]
 
-    def _composed(self, single: tuple[LossDistribution, ...], x: float, rounds: int) -> ComposedCurve:
+    def _composed(
+        self, single: tuple[LossDistribution, ...], x: float, rounds: int, max_length: int = MAX_FFT_LENGTH
+    ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)]) for ld in single], self.lower_bound, pure)
+        return ComposedCurve([compose([(ld, rounds)], max_length) for ld in single], self.lower_bound, pure)
 
     def fitted(self, x: float, rounds: int, coarse: bool = False) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits.
@@ -214,7 +219,7 @@ class RoundModel:
         for _ in range(8):
             single = self.build(x, step, coarse)
             try:
-                return single, self._composed(single, x, rounds)
+                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH)
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
@@ -454,6 +459,11 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         step = -ft / slope if math.isfinite(ft) else -1.0
         t = min(max(t + max(min(step, 1.5), -1.5), bottom), top)
     if math.isnan(a):
+        if not two_stages and not math.isnan(b) and b <= bottom:
+            # Stage 1 evaluated the bottom on the default grid: nothing reaches.
+            raise NotApplicableError(
+                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+            )
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
     elif not math.isnan(b) and math.isnan(start) and two_stages:
         side = 0
@@ -482,7 +492,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     if not two_stages:  # stage 1 evaluated on the default grid: its bracket holds
         good = a if not math.isnan(fa) else good
         bad = b if not math.isnan(fb) else bad
-    if not two_stages and not (math.isnan(a) or math.isnan(b)):
+    if not two_stages and not (math.isnan(fa) or math.isnan(fb)):
         # Start from the secant root of the bracket, just inside its safe side.
         t, prev = a - fa / slope, (a, fa)
         t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))

@@ -338,11 +338,13 @@ class WindowTooWide(ValueError):
         self.factor = factor
 
 
-def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
+def compose(parts: Sequence[tuple[LossDistribution, int]], max_length: int = MAX_FFT_LENGTH) -> LossDistribution:
     """Compose distributions: ``[(ld_1, T_1), (ld_2, T_2), …]`` is ``T_1`` rounds of ``ld_1``, then ….
 
     All parts must share ``step`` and ``pessimistic``. The result carries the
-    summed ``rounds``, ``tail_mass`` (plus this window's) and rounding budget.
+    summed ``rounds``, ``tail_mass`` (plus this window's) and rounding budget. A window
+    needing an FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
+    :class:`WindowTooWide`.
 
     Examples
     --------
@@ -371,10 +373,11 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     lo, hi = _window(parts, WINDOW_TAIL)
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
-    if length > MAX_FFT_LENGTH:
+    max_length = min(check_int("max_length", max_length, minimum=2), MAX_FFT_LENGTH)
+    if length > max_length:
         raise WindowTooWide(
-            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step (got step={step})",
-            length / MAX_FFT_LENGTH,
+            f"the composition needs an FFT of length {length} > {max_length}: use a larger step (got step={step})",
+            length / max_length,
         )
     spectrum = np.ones(length // 2 + 1, dtype=complex)
     for ld, count in parts:
