@@ -438,7 +438,12 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
     bottom, top = math.log(lo), math.log(hi)
-    t = max(top - 0.5 * math.log(rounds), bottom)
+    # Start where one round reaches eps / sqrt(rounds) (composed ε grows about like sqrt(rounds)).
+    try:
+        guess = math.log(model.largest(eps / math.sqrt(rounds), delta))
+    except (NotApplicableError, ValueError):
+        guess = top - 0.5 * math.log(rounds)
+    t = min(max(guess, bottom), top)
     a = b = fa = fb = start = math.nan
     slope = 1.0
     last: tuple[float, float] | None = None
@@ -483,8 +488,9 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             else:
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
-    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb) and b > a:
-        slope = max((fb - fa) / (b - a), 1e-3)
+    if not (math.isnan(fa) or math.isnan(fb)) and math.isfinite(fb) and b > a:
+        # The bracket's slope from its ends' own values (cached; Illinois halved the copies).
+        slope = max((score(math.exp(b), True) - score(math.exp(a), True)) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
@@ -501,12 +507,15 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     f_good = f_bad = math.nan
     if not two_stages:
         f_good, f_bad = fa, fb
+    side = 0  # which end moved last (-1 good, +1 bad): Illinois halves the stale end's value
     for _ in range(8):
         ft = score(math.exp(t))
         if ft <= 0 and t >= good:
             good, f_good = t, ft
+            f_bad, side = (f_bad / 2.0 if side == -1 else f_bad), -1
         elif ft > 0 and t <= bad:
             bad, f_bad = t, ft
+            f_good, side = (f_good / 2.0 if side == 1 else f_good), 1
         if good >= top or bad - good <= tol:
             return math.exp(good)
         if math.isfinite(good) and math.isfinite(f_bad) and not math.isnan(f_good) and f_bad != f_good:
