@@ -19,10 +19,11 @@ rounds; the calculator's families only build the model.
 
 Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ)``-DP"
 is a root of the composed ε in ``x``, bracketed from above by the single-round answer
-(composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
-``hi / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``). For a pair, a first stage
-on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
-finds it to 1% in ε (Illinois method); then secant steps on the default grid, each aimed
+``hi`` (composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
+about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
+one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``). For a pair, a first
+stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
 just beyond the root on the side opposite to the last point so that the bracket closes.
 A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
 the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
@@ -264,8 +265,7 @@ def profile_model(
     note
         See :class:`RoundModel`.
     points
-        Number of profile points sampled per round (half in the coarse stage of
-        :func:`largest_composed`: fewer guarantees, still valid).
+        Number of profile points sampled per round.
 
     Examples
     --------
@@ -311,10 +311,9 @@ def profile_model(
         return ends[x]
 
     def build(x: float, step: float, coarse: bool = False) -> tuple[LossDistribution, ...]:
-        used = points
         if profile_at is None:
-            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=used),)
-        return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=used),)
+            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=points),)
+        return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=points),)
 
     return RoundModel(
         route="profile",
@@ -438,12 +437,18 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
     bottom, top = math.log(lo), math.log(hi)
-    # Start where one round reaches eps / sqrt(rounds) (composed ε grows about like sqrt(rounds)).
-    try:
-        guess = math.log(model.largest(eps / math.sqrt(rounds), delta))
-    except (NotApplicableError, ValueError):
-        guess = top - 0.5 * math.log(rounds)
-    t = min(max(guess, bottom), top)
+    # Start about where one round reaches eps / sqrt(rounds) (composed ε grows about like
+    # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
+    # and at hi (which is eps).
+    t = max(top - 0.5 * math.log(rounds), bottom)
+    if t < top:
+        try:
+            single = float(model.epsilon(math.exp(t), delta))
+        except (NotApplicableError, ValueError):
+            single = math.nan
+        if 0.0 < single < eps:
+            rise = (math.log(eps) - math.log(single)) / (top - t)
+            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / rise, bottom), top)
     a = b = fa = fb = start = math.nan
     slope = 1.0
     last: tuple[float, float] | None = None
