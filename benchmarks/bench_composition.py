@@ -150,6 +150,7 @@ EPS0_ROWS = [
     ("krr-two-pair-lower", {"n": "1e6", "k": "2"}),
     ("pers-clones", {"eps0": "0.5,1,2", "counts": "5000,3000,2000", "randomizer": "rr"}),
     ("pop-tight", {"population": "poisson:5000"}),
+    ("pop-tight", {"population": "poisson:1000000"}),
     ("pop-binomial", {"population": "binomial:48842,0.2"}),
     ("segmented-exact", {"n": "5000", "m": "1.5", "d": "17", "s": "4"}),
 ]

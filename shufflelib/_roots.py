@@ -196,11 +196,13 @@ def largest_reaching(
 
     def score(x: float) -> float:
         v = value(x)
-        if log_scale:
+        if log_scale and target < 1.0:
             if not math.isfinite(v):
                 return 1e300
-            # log(0) as a large negative number, below any target (subnormal targets included)
-            return (math.log(v) if v > 0 else -1e4) - math.log(target)
+            # log(-log δ) (nearly linear where δ falls like exp(-c/x^k)); 0 just below the
+            # smallest subnormal, values >= 1 at the largest float below 1
+            gap = _log_log(target) - _log_log(min(max(v, 0.0), 1.0 - 2.0**-53))
+            return max(gap, 1e-300) if v > target else min(gap, 0.0)
         return (v - target) if math.isfinite(v) else 1e300
 
     if smallest is not None:
@@ -214,6 +216,11 @@ def largest_reaching(
     if above < hi and not ok(above):
         return lo
     return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
+
+
+def _log_log(v: float) -> float:
+    """``log(−log v)`` for ``v`` in ``[0, 1)`` (``v = 0``: one more than at the smallest subnormal)."""
+    return math.log(-math.log(v)) if v > 0.0 else math.log(-math.log(5e-324)) + 1.0
 
 
 def narrow_bracket(

@@ -45,6 +45,22 @@ def test_exact_krr_one_round_is_a_lower_bound_within_the_discretization_error(n,
     assert single - curve.discretization_error <= curve.epsilon(1e-6) <= single + 1e-9
 
 
+@pytest.mark.parametrize("size, eps0", [(10**6, 1.0), (10**6, 5.7), (10**9, 5.7)])
+def test_pop_tight_round_is_never_below_its_single_round_bound(size, eps0):
+    # Its clone-count blocks start with the count-0 block (the tail below them), which widens
+    # the grid to +-eps0; every other chunk of counts works on its own part of the grid.
+    from shufflelib.calculator.population import round_model
+    from shufflelib.population.laws import PoissonPopulation
+    from shufflelib.population.tight import TightClones
+
+    bound = TightClones(PoissonPopulation(size))
+    model = round_model(bound)
+    (ld,) = model.build(eps0, model.step(eps0, 1000), False)
+    for eps in (0.0, 1e-3, 1e-2, 5e-2):
+        exact = bound.delta(eps0, eps)
+        assert exact <= ld.delta(eps) <= exact * 1.5 + 1e-30
+
+
 @pytest.mark.parametrize("bound", [SC, ClonesNumerical(), EXACT], ids=lambda b: b.name)
 def test_composed_epsilon_grows_with_the_number_of_rounds(bound):
     n, eps0, delta = 10_000, 1.0, 1e-6

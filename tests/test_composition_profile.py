@@ -16,6 +16,7 @@ from shufflelib.bounds import (
     ClonesClosedForm,
     ErlingssonBound,
     ExactKRR,
+    NotApplicableError,
     StrongerClones,
 )
 from shufflelib.bounds.krr_worst_case import worst_case_epsilon_bracket
@@ -219,6 +220,14 @@ def test_the_eps0_question_is_checked_and_below_one_round():
     assert model.curve(e0, 20).epsilon(1e-6) <= 1.0
     assert model.curve(e0 * 1.01, 20).epsilon(1e-6) > 1.0  # and it is close to the largest
     assert e0 < BlanketBennett().max_eps0(N, 1.0, 1e-6)
+
+
+def test_the_eps0_question_is_refused_when_one_round_only_reaches_at_the_smallest_eps0():
+    # One round reaches (1e-6, 5e-324) only at the box's smallest eps0, two rounds nowhere: a
+    # refusal (the search once looped for ever on a NaN here).
+    assert BlanketBennett().max_eps0(2, 1e-6, 5e-324) == 1e-6
+    with pytest.raises(NotApplicableError, match="no local parameter"):
+        largest_composed(bound_model(BlanketBennett(), 2), 2, 1e-6, 5e-324)
 
 
 # ---------------------------------------------------------------- the calculator

@@ -87,6 +87,8 @@ __all__ = [
 BINOM_RTOL = 1e-9
 #: Thresholds this close to the bottom of the support are summed term by term.
 _DIRECT_TERMS = 64
+#: Largest table (rows times columns) of the direct terms of :func:`binomial_shortfall` at once.
+_SHORTFALL_CELLS = 1 << 20
 #: Tail probability beyond which a binomial clone count is lumped into one (rigorously bounded) block.
 _TAIL = 1e-300
 #: Tail probability delimiting the central range of the clone count ...
@@ -153,11 +155,28 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
     direct = (r >= 0) & (r < _DIRECT_TERMS)
     if direct.any():
         mm, pp, uu, rr = (a[direct] for a in (m, p, u, r))
-        size = (rr + 1.0).astype(np.int64)  # the terms x = 0, ..., r of each row
-        row = np.repeat(np.arange(rr.size), size)
-        x = (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)).astype(float)
-        terms = (uu[row] - x) * binom.pmf(x, mm[row], pp[row])
-        value[direct] = np.bincount(row, weights=terms, minlength=rr.size)
+        # The terms x = 0, ..., r of each row: rows of similar r share a table of pmf(0) times
+        # ratio products (binomial_pmf_rows, one anchor per row: fewer than 64 factors); rows
+        # whose pmf(0) is below the anchors' floor, term by term.
+        found = np.zeros(rr.size)
+        with np.errstate(divide="ignore"):
+            by_terms = mm * np.log1p(-pp) < math.log(_ANCHOR_FLOOR)
+        if by_terms.any():
+            size = (rr[by_terms] + 1.0).astype(np.int64)
+            row = np.repeat(np.arange(size.size), size)
+            x = (np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)).astype(float)
+            terms = (uu[by_terms][row] - x) * binom.pmf(x, mm[by_terms][row], pp[by_terms][row])
+            found[by_terms] = np.bincount(row, weights=terms, minlength=size.size)
+        order = np.flatnonzero(~by_terms)[np.argsort(rr[~by_terms], kind="stable")]
+        chunk = max(1, _SHORTFALL_CELLS // _DIRECT_TERMS)
+        for start in range(0, order.size, chunk):
+            rows = order[start : start + chunk]
+            width = int(rr[rows].max()) + 1
+            x = np.arange(width, dtype=float)
+            pmf = binomial_pmf_rows(mm[rows], pp[rows], np.zeros(rows.size), width, min_ratio_width=1)
+            terms = np.where(x[None, :] <= rr[rows, None], (uu[rows, None] - x[None, :]) * pmf, 0.0)
+            found[rows] = terms.sum(axis=1)
+        value[direct] = found
         err[direct] = BINOM_RTOL * value[direct]
     closed = r >= _DIRECT_TERMS
     if closed.any():
@@ -443,7 +462,13 @@ def _binomial_pmf_run(trials: float, prob: float, lo: int, hi: int) -> np.ndarra
 
 
 def binomial_pmf_rows(
-    trials: np.ndarray, prob: np.ndarray, lo: np.ndarray, width: int, odds: np.ndarray | None = None
+    trials: np.ndarray,
+    prob: np.ndarray,
+    lo: np.ndarray,
+    width: int,
+    odds: np.ndarray | None = None,
+    *,
+    min_ratio_width: int = 4 * _ANCHOR_SPACING,
 ) -> np.ndarray:
     """``Pr(Bin(trials_i, prob_i) = lo_i + j)`` for ``j < width``, one row per ``i``.
 
@@ -453,7 +478,8 @@ def binomial_pmf_rows(
     precision, e.g. ``e^{eps0}`` for k-RR at large ``eps0``): a running product of fewer than
     64 positive factors, each rounded at most three times, which adds a
     relative error below ``64 · 4 · 2^-53 ≈ 3e-14`` to the anchor's (well inside
-    :data:`BINOM_RTOL`). Narrow tables, ``prob`` in ``{0, 1}`` and the columns after an anchor
+    :data:`BINOM_RTOL`). Tables narrower than ``min_ratio_width`` (default 256: there the
+    anchors are a large part of the work), ``prob`` in ``{0, 1}`` and the columns after an anchor
     below ``1e-280`` (a product would start from a subnormal or from outside the
     support) are computed point by point. Columns outside ``[0, trials]`` are 0.
 
@@ -471,7 +497,7 @@ def binomial_pmf_rows(
     x = lo[:, None] + np.arange(cols, dtype=float)[None, :]
     out = np.zeros((rows, cols))
     inner = (prob > 0.0) & (prob < 1.0)
-    fast = inner if width >= 4 * _ANCHOR_SPACING else np.zeros(rows, dtype=bool)
+    fast = inner if width >= min_ratio_width else np.zeros(rows, dtype=bool)
     if fast.any():
         xf, tf = x[fast], trials[fast, None]
         ratio = prob[fast] / (1.0 - prob[fast]) if odds is None else np.asarray(odds, dtype=float)[fast]

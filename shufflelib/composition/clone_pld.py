@@ -139,17 +139,17 @@ def binomial_mixture(
         return np.log(alpha + beta * j) - np.log(alpha + beta * (m - j))
 
     spread = _Z * np.sqrt(m) / 2.0
-    k_lo = math.floor(float(np.min(loss(np.clip(m / 2.0 - spread, 0.0, m)))) / step) - 1
-    k_hi = (
-        math.ceil(float(np.max(loss(np.clip(m / 2.0 + spread, 0.0, m)))) / step) + 1
-    )  # margins keep rounded atoms on the grid
+    # Each count's grid indices (margins keep rounded atoms on the grid), and the whole grid.
+    first_k = np.floor(loss(np.clip(m / 2.0 - spread, 0.0, m)) / step) - 1.0
+    last_k = np.ceil(loss(np.clip(m / 2.0 + spread, 0.0, m)) / step) + 1.0
+    k_lo, k_hi = int(first_k.min()), int(last_k.max())
     bins = k_hi - k_lo + 1
     if bins > MAX_BINS:
         raise ValueError(f"step={step} needs {bins} grid points per round (> {MAX_BINS}): use a larger step")
     # Pessimistic: bin i holds losses in (edge_{i-1}, edge_i], edge_i = (k_lo + i) step, the mass
     # below edge_0 joins bin 0 and the mass above the last edge goes to +inf. Optimistic: bin i holds
     # [edge_i, edge_{i+1}), the mass below edge_0 is dropped and the mass above the top edge joins
-    # the top bin.
+    # the top bin. A chunk of counts uses the same rules on its own part of the edges.
     edges = (k_lo + np.arange(bins if pessimistic else bins + 1)) * step
     rtol = BINOM_RTOL + 64.0 * 2.0**-53
     total = np.zeros(bins)
@@ -157,35 +157,47 @@ def binomial_mixture(
     atoms = np.minimum(m, np.ceil(m / 2.0 + spread)) - np.maximum(0.0, np.floor(m / 2.0 - spread)) + 1.0
     for s in range(0, m.size, _CHUNK):
         rows = slice(s, s + _CHUNK)
-        if atoms[rows].sum() < 4.0 * edges.size * atoms[rows].size:
+        # The chunk's own part of the grid: the bins from i0 to i1 (its atoms within the spread).
+        i0, i1 = int(first_k[rows].min()) - k_lo, int(last_k[rows].max()) - k_lo
+        part = edges[i0 : i1 + (1 if pessimistic else 2)]
+        if atoms[rows].sum() < 4.0 * part.size * atoms[rows].size:
             # Few atoms per clone count (small n, fine grid): enumerate them.
             top += _enumerate(
                 total, m[rows], alpha[rows], beta[rows], weight[rows], spread[rows], step, k_lo, pessimistic, rtol
             )
             continue
         mm, aa, bb = m[rows, None], alpha[rows, None], beta[rows, None]
-        e = np.exp(edges)[None, :]
+        e = np.exp(part)[None, :]
         thr = (e * (aa + bb * mm) - aa) / (bb * (1.0 + e))
         slack = 1e-9 * (1.0 + np.abs(thr))  # atoms on an edge go to the safe side
         # Pessimistic: j <= t iff loss(j) <= edge; optimistic: j <= t iff loss(j) < edge.
         t = np.floor(thr - slack) if pessimistic else np.ceil(thr + slack) - 1.0
         t = np.clip(t, -1.0, mm)
-        g = _mass_below(mm, aa, bb, t, cdf=True)
-        sf = _mass_below(mm, aa, bb, t, cdf=False)
-        # Mass between consecutive edges, from the cdf below the median and the sf above it.
+        # Mass between consecutive edges, from the cdf below the median and the sf above it: each
+        # only where used (the first edge's cdf and the last edge's sf always).
         use_g = (t <= mm / 2.0)[:, 1:]
+        need_g, need_sf = np.zeros(t.shape, dtype=bool), np.zeros(t.shape, dtype=bool)
+        need_g[:, 0] = need_sf[:, -1] = True
+        need_g[:, 1:] |= use_g
+        need_g[:, :-1] |= use_g
+        need_sf[:, 1:] |= ~use_g
+        need_sf[:, :-1] |= ~use_g
+        full = np.broadcast_arrays(mm, aa, bb, t)
+        g, sf = np.zeros(t.shape), np.zeros(t.shape)
+        g[need_g] = _mass_below(*(a[need_g] for a in full), cdf=True)
+        sf[need_sf] = _mass_below(*(a[need_sf] for a in full), cdf=False)
         between = np.where(use_g, np.diff(g, axis=1), -np.diff(sf, axis=1))
         err = rtol * np.where(use_g, g[:, 1:] + g[:, :-1], sf[:, 1:] + sf[:, :-1])
         w = weight[rows]
         if pessimistic:
             per_bin = np.concatenate([g[:, :1], between], axis=1)
             err = np.concatenate([rtol * g[:, :1], err], axis=1)
-            total += (np.maximum(per_bin, 0.0) + err).T @ w
+            total[i0 : i1 + 1] += (np.maximum(per_bin, 0.0) + err).T @ w
             top += float((sf[:, -1] * (1.0 + rtol)) @ w)
         else:
             between[:, -1] += sf[:, -1]
             err[:, -1] += rtol * sf[:, -1]
-            total += np.maximum(between - err, 0.0).T @ w
+            total[i0 : i1 + 1] += np.maximum(between - err, 0.0).T @ w
     if pessimistic:
         total *= 1.0 + rtol
         inf = min(1.0, inf_mass + top * (1.0 + rtol))

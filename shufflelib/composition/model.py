@@ -19,10 +19,11 @@ rounds; the calculator's families only build the model.
 
 Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ)``-DP"
 is a root of the composed ε in ``x``, bracketed from above by the single-round answer
-(composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
-``hi / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``). For a pair, a first stage
-on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
-finds it to 1% in ε (Illinois method); then secant steps on the default grid, each aimed
+``hi`` (composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
+about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
+one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``). For a pair, a first
+stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
 just beyond the root on the side opposite to the last point so that the bracket closes.
 A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
 the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
@@ -42,7 +43,7 @@ from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
-from .pld import LossDistribution, WindowTooWide, compose
+from .pld import MAX_FFT_LENGTH, LossDistribution, WindowTooWide, compose
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -54,6 +55,7 @@ from .profile import (
 
 __all__ = [
     "COARSE",
+    "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "RoundModel",
     "composed_delta",
@@ -66,6 +68,12 @@ __all__ = [
 
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
+#: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
+#: window is rebuilt on a coarser grid, whose error ``rounds · step`` the curve reports. About
+#: a second of CPU per composition (2^25 points took 4-6 s); the FFT's rounding allowance,
+#: which grows with the length, often outweighs the coarser grid (n = 2, 10^4 rounds: ε
+#: 3756.63 at 2^25 points, 3753.09 at 2^23).
+FITTED_FFT_LENGTH = 2**23
 
 
 class ComposedCurve(PrivacyCurve):
@@ -186,18 +194,21 @@ class RoundModel:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
         times ``coarse`` on a coarse grid).
 
-        With the default step, a composition too wide for the FFT is rebuilt on a coarser grid
-        (its error ``rounds · step`` is carried by the curve) rather than refused.
+        With the default step, a composition needing an FFT longer than :data:`FITTED_FFT_LENGTH`
+        is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
+        than refused.
         """
         if step is not None:
             step = check_positive("step", step)
             return self._composed(self.build(x, step, coarse), x, rounds)
         return self.fitted(x, rounds, coarse)[1]
 
-    def _composed(self, single: tuple[LossDistribution, ...], x: float, rounds: int) -> ComposedCurve:
+    def _composed(
+        self, single: tuple[LossDistribution, ...], x: float, rounds: int, max_length: int = MAX_FFT_LENGTH
+    ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)]) for ld in single], self.lower_bound, pure)
+        return ComposedCurve([compose([(ld, rounds)], max_length) for ld in single], self.lower_bound, pure)
 
     def fitted(self, x: float, rounds: int, coarse: bool = False) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits.
@@ -214,7 +225,7 @@ class RoundModel:
         for _ in range(8):
             single = self.build(x, step, coarse)
             try:
-                return single, self._composed(single, x, rounds)
+                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH)
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
@@ -259,8 +270,7 @@ def profile_model(
     note
         See :class:`RoundModel`.
     points
-        Number of profile points sampled per round (half in the coarse stage of
-        :func:`largest_composed`: fewer guarantees, still valid).
+        Number of profile points sampled per round.
 
     Examples
     --------
@@ -306,10 +316,9 @@ def profile_model(
         return ends[x]
 
     def build(x: float, step: float, coarse: bool = False) -> tuple[LossDistribution, ...]:
-        used = points
         if profile_at is None:
-            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=used),)
-        return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=used),)
+            return (inverse_profile_pld(lambda d: safe_epsilon(x, d), step, eps_max=cap(x), points=points),)
+        return (sampled_profile_pld(vectorized(x), step, eps_max=cap(x), end=end(x), points=points),)
 
     return RoundModel(
         route="profile",
@@ -433,7 +442,18 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
     bottom, top = math.log(lo), math.log(hi)
+    # Start about where one round reaches eps / sqrt(rounds) (composed ε grows about like
+    # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
+    # and at hi (which is eps).
     t = max(top - 0.5 * math.log(rounds), bottom)
+    if t < top:
+        try:
+            single = float(model.epsilon(math.exp(t), delta))
+        except (NotApplicableError, ValueError):
+            single = math.nan
+        if 0.0 < single < eps:
+            rise = (math.log(eps) - math.log(single)) / (top - t)
+            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / rise, bottom), top)
     a = b = fa = fb = start = math.nan
     slope = 1.0
     last: tuple[float, float] | None = None
@@ -454,6 +474,11 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         step = -ft / slope if math.isfinite(ft) else -1.0
         t = min(max(t + max(min(step, 1.5), -1.5), bottom), top)
     if math.isnan(a):
+        if not two_stages and not math.isnan(b) and b <= bottom:
+            # Stage 1 evaluated the bottom on the default grid: nothing reaches.
+            raise NotApplicableError(
+                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+            )
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
     elif not math.isnan(b) and math.isnan(start) and two_stages:
         side = 0
@@ -473,8 +498,9 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             else:
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
-    if not (math.isnan(a) or math.isnan(b)) and math.isfinite(fb) and b > a:
-        slope = max((fb - fa) / (b - a), 1e-3)
+    if not (math.isnan(fa) or math.isnan(fb)) and math.isfinite(fb) and b > a:
+        # The bracket's slope from its ends' own values (cached; Illinois halved the copies).
+        slope = max((score(math.exp(b), True) - score(math.exp(a), True)) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
@@ -482,7 +508,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     if not two_stages:  # stage 1 evaluated on the default grid: its bracket holds
         good = a if not math.isnan(fa) else good
         bad = b if not math.isnan(fb) else bad
-    if not two_stages and not (math.isnan(a) or math.isnan(b)):
+    if not two_stages and not (math.isnan(fa) or math.isnan(fb)):
         # Start from the secant root of the bracket, just inside its safe side.
         t, prev = a - fa / slope, (a, fa)
         t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
@@ -491,12 +517,15 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     f_good = f_bad = math.nan
     if not two_stages:
         f_good, f_bad = fa, fb
+    side = 0  # which end moved last (-1 good, +1 bad): Illinois halves the stale end's value
     for _ in range(8):
         ft = score(math.exp(t))
         if ft <= 0 and t >= good:
             good, f_good = t, ft
+            f_bad, side = (f_bad / 2.0 if side == -1 else f_bad), -1
         elif ft > 0 and t <= bad:
             bad, f_bad = t, ft
+            f_good, side = (f_good / 2.0 if side == 1 else f_good), 1
         if good >= top or bad - good <= tol:
             return math.exp(good)
         if math.isfinite(good) and math.isfinite(f_bad) and not math.isnan(f_good) and f_bad != f_good:

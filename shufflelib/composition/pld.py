@@ -128,16 +128,19 @@ class LossDistribution:
         >>> round(LossDistribution(step=1.0, offset=0, mass=np.array([0.5, 0.5])).delta(0.0), 6)  # (1 - 1/e)/2
         0.31606
         """
-        first = max(0, math.floor(eps / self.step - self.offset) + 1)  # grid points with loss > eps
-        loss = (self.offset + np.arange(first, self.mass.size)) * self.step
-        keep = loss > eps
-        w = -np.expm1(eps - loss[keep])
-        tail = self.mass[first:][keep]
+        w, tail = self._above(eps)
         value = float(w @ tail)
         slack = float(np.sqrt(w @ w)) * self.rounding + self.tail_mass
         if self.pessimistic:
             return float(min(1.0, value + slack + self.inf_mass))
         return float(min(1.0, max(value - slack, 0.0) + self.inf_mass))
+
+    def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray]:
+        """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps`` and their masses."""
+        first = max(0, math.floor(eps / self.step - self.offset) + 1)  # grid points with loss > eps
+        loss = (self.offset + np.arange(first, self.mass.size)) * self.step
+        keep = loss > eps
+        return -np.expm1(eps - loss[keep]), self.mass[first:][keep]
 
     def epsilon(self, delta: float) -> float:
         """ε at ``delta``: for a pessimistic distribution the smallest ε with ``delta(ε) <= delta``
@@ -168,24 +171,31 @@ class LossDistribution:
         fixed = self.inf_mass + (self.tail_mass if up else 0.0)
         if up and fixed >= delta:
             return math.inf
-        rev = self.mass[::-1]
+        # Only the grid from loss 0 up matters (ε >= 0; the sums run from the top down).
+        k0 = max(0, min(-self.offset, self.mass.size - 1))
+        rev = self.mass[k0:][::-1]
         tail = np.cumsum(rev)[::-1]
         decay = math.exp(-self.step)
         r = lfilter([1.0], [1.0, -decay], rev)[::-1]
-        at_grid = np.append(tail[1:] - decay * r[1:], 0.0) + fixed
-        losses = self.losses
+        at_grid = np.empty(tail.size)
+        at_grid[:-1] = tail[1:] - decay * r[1:]
+        at_grid[-1] = 0.0
+        at_grid += fixed
+
+        def loss(i: int) -> float:
+            return float((self.offset + k0 + i) * self.step)
 
         def root(target: float) -> float:
-            hit = np.nonzero(at_grid <= target)[0]
-            if hit.size == 0:
+            hit = at_grid <= target
+            i = int(np.argmax(hit))
+            if not hit[i]:
                 return math.inf
-            i = int(hit[0])
-            if i == 0 or losses[i] <= 0.0:
-                return max(float(losses[i]), 0.0)
-            # On (losses[i-1], losses[i]] the atoms above are those from i on.
-            a, b = float(tail[i]) + fixed, float(r[i])  # r[i] = sum of m_j e^{losses[i] - losses[j]}
-            value = float(losses[i]) + math.log((a - target) / b) if a > target and b > 0 else float(losses[i])
-            return min(max(value, float(losses[i - 1]), 0.0), float(losses[i]))
+            if i == 0 or loss(i) <= 0.0:
+                return max(loss(i), 0.0)
+            # On (loss(i-1), loss(i)] the atoms above are those from i on.
+            a, b = float(tail[i]) + fixed, float(r[i])  # r[i] = sum of m_j e^{loss(i) - loss(j)}
+            value = loss(i) + math.log((a - target) / b) if a > target and b > 0 else loss(i)
+            return min(max(value, loss(i - 1), 0.0), loss(i))
 
         def holds(e: float) -> bool:
             return self.delta(e) <= delta if up else self.delta(e) > delta
@@ -201,7 +211,7 @@ class LossDistribution:
             candidate = value * (1.0 + 1e-12) + 1e-15 if up else max(value * (1.0 - 1e-12) - 1e-15, 0.0)
             if holds(candidate):
                 return candidate
-            w = -np.expm1(candidate - losses[losses > candidate])
+            w = self._above(candidate)[0]
             # Optimistic: the root moves down, where the slack is larger: a margin of 1%.
             slack = float(np.sqrt(w @ w)) * self.rounding * (1.0 if up else 1.01) + (0.0 if up else self.tail_mass)
         return self._epsilon_search(delta)
@@ -338,11 +348,13 @@ class WindowTooWide(ValueError):
         self.factor = factor
 
 
-def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
+def compose(parts: Sequence[tuple[LossDistribution, int]], max_length: int = MAX_FFT_LENGTH) -> LossDistribution:
     """Compose distributions: ``[(ld_1, T_1), (ld_2, T_2), …]`` is ``T_1`` rounds of ``ld_1``, then ….
 
     All parts must share ``step`` and ``pessimistic``. The result carries the
-    summed ``rounds``, ``tail_mass`` (plus this window's) and rounding budget.
+    summed ``rounds``, ``tail_mass`` (plus this window's) and rounding budget. A window
+    needing an FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
+    :class:`WindowTooWide`.
 
     Examples
     --------
@@ -371,21 +383,30 @@ def compose(parts: Sequence[tuple[LossDistribution, int]]) -> LossDistribution:
     lo, hi = _window(parts, WINDOW_TAIL)
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
-    if length > MAX_FFT_LENGTH:
+    max_length = min(check_int("max_length", max_length, minimum=2), MAX_FFT_LENGTH)
+    if length > max_length:
         raise WindowTooWide(
-            f"the composition needs an FFT of length {length} > {MAX_FFT_LENGTH}: use a larger step (got step={step})",
-            length / MAX_FFT_LENGTH,
+            f"the composition needs an FFT of length {length} > {max_length}: use a larger step (got step={step})",
+            length / max_length,
         )
-    spectrum = np.ones(length // 2 + 1, dtype=complex)
+    spectrum = None
     for ld, count in parts:
         if ld.mass.size <= length:
             folded = np.zeros(length)
             folded[: ld.mass.size] = ld.mass
         else:
             folded = np.bincount(np.arange(ld.mass.size) % length, weights=ld.mass, minlength=length)
-        spectrum *= sfft.rfft(folded) ** count
-    cyclic = sfft.irfft(spectrum, n=length)
-    mass = np.maximum(np.roll(cyclic, -(lo % length))[:size], 0.0)  # clipping only moves towards the truth
+        power = sfft.rfft(folded, overwrite_x=True)
+        np.power(power, count, out=power)
+        spectrum = power if spectrum is None else np.multiply(spectrum, power, out=spectrum)
+    cyclic = sfft.irfft(spectrum, n=length, overwrite_x=True)
+    # The window starts at index lo % length of the cycle; clipping only moves towards the truth.
+    shift = lo % length
+    mass = np.empty(size)
+    head = min(size, length - shift)
+    mass[:head] = cyclic[shift : shift + head]
+    mass[head:] = cyclic[: size - head]
+    np.maximum(mass, 0.0, out=mass)
     total = sum(count for _, count in parts)
     log_keep = sum(count * math.log1p(-min(ld.inf_mass, 1.0 - 1e-300)) for ld, count in parts)
     return LossDistribution(
