@@ -6,8 +6,7 @@ most 2 seconds anywhere in the box. Each question runs once, in process, through
 ``shufflelib.__main__.main`` (answer, refusal or error alike; the status is shown) and is timed
 in CPU seconds of the calling thread (the machine may be shared; idle BLAS threads would inflate
 the process total); Python's start-up (about a second)
-is not included. ``exact-krr`` is left out (its k >= 3 evaluation is
-being rewritten). Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
+is not included. Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
 Gaussian levels with a local δ), the population bounds (laws at both ends, 10^9 dummies, both
 dummy modes), the segmented bounds (large ``s``, both group forms, many slots) and the
 ``--compose`` questions (10,000 rounds; the paper families' ε₀ question at 1,000 and 10,000).
@@ -43,8 +42,6 @@ NS = ("2", "1000000000")
 def uniform() -> list[list[str]]:
     out = []
     for bound, cls in BOUNDS.items():
-        if bound == "exact-krr":
-            continue
         mechanisms = [["--mechanism", "generic"]] if "generic" in cls.mechanisms else []
         if "krr" in cls.mechanisms:
             mechanisms += [["--mechanism", "krr", "--k", "2"], ["--mechanism", "krr", "--k", "1000000000"]]

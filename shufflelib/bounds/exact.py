@@ -55,9 +55,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
-from .._roots import last_true
+from .._roots import largest_reaching, last_true
 from ..curves import ProfileCurve
-from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, largest_eps0, profile_target
+from .base import DELTA_FLOOR, EPS0_MAX, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
 from .clones import (
     BINOM_RTOL,
     _log_or_floor,
@@ -282,15 +282,24 @@ def _bracket_record(n: int, k: int, lower: float, upper: float, why: str, source
 
 
 @lru_cache(maxsize=32)
-def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: float) -> tuple[float, bool]:
+def _binary_max_eps0(
+    n: int, eps: float, delta: float, budget: float, floor: float, ceiling: float
+) -> tuple[float, bool]:
     """Largest ``eps0`` whose binary worst case is certified ``(eps, delta)``-DP, and whether it is exact.
 
-    Each step of the search asks the branch and bound (``budget / 24`` each) whether any
+    Each step of the search asks the branch and bound (``budget / 12`` each) whether any
     dataset exceeds ``level = delta (1 − 2 EXACT_RTOL)`` at ``eps`` (the level the epsilon
     question solves for, so that the round trip holds); an undecided step counts as
-    "exceeds" (the safe side) and makes the answer inexact. ``floor`` is a valid answer
-    (stronger clones).
+    "exceeds" (the safe side) and makes the answer inexact. The search runs between
+    ``floor``, a valid answer (stronger clones), and ``ceiling``, an answer no smaller than
+    the exact one (the two explicit pairs'), after one probe just below ``ceiling`` (often
+    the answer: the concentrated pair is the worst there); every answer is certified by its
+    own step.
     """
+    if ceiling <= floor * (1.0 + EXACT_RTOL):  # the two ends already agree: nothing to search
+        return floor, True
+    if delta < DELTA_FLOOR:  # no split's δ is resolved there: no step could certify
+        return floor, False
     inner = profile_target(eps)
     level = delta * (1.0 - 2.0 * EXACT_RTOL)
     undecided = []
@@ -298,12 +307,19 @@ def _binary_max_eps0(n: int, eps: float, delta: float, budget: float, floor: flo
     def profile(e0: float) -> float:
         if e0 <= eps:
             return 0.0
-        found = _binary_branch_and_bound(n, e0, inner, budget / 24.0, threshold=level)
+        found = _binary_branch_and_bound(n, e0, inner, budget / 12.0, threshold=level)
         if found.upper > level and found.lower <= level * (1.0 - 2.0 * EXACT_RTOL):
             undecided.append(e0)
         return found.upper
 
-    value = largest_eps0(profile, eps, delta, ExactKRR.name, f" at n={n}", target=level, log_scale=True)
+    lo = max(floor, eps)
+    probe = ceiling * (1.0 - EXACT_RTOL)  # within EXACT_RTOL of the exact answer if certified there
+    if lo < probe <= EPS0_MAX and profile(probe) <= level:
+        return probe, not undecided
+    hi = min(max(ceiling * (1.0 + 1e-9) + 1e-12, lo), EPS0_MAX)
+    value = largest_reaching(profile, level, lo, hi, log_scale=True) if hi > lo else None
+    if value is None:  # the floor itself could not be certified: it stays the (valid) answer
+        return floor, False
     return max(value, floor), not undecided
 
 
@@ -313,6 +329,9 @@ def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonB
     then its details), with the stronger-clones ε as its ceiling and its upper end at most that
     (within the search's tolerance it may be lower: both are valid)."""
     ceiling = StrongerClones(mechanism="krr", k=2).epsilon(n, eps0, delta)
+    lower = TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(n, eps0, delta)
+    if ceiling <= lower * (1.0 + EXACT_RTOL):  # the two ends already agree: nothing to search
+        return EpsilonBracket(ceiling, lower, (n - 1, 0), True)
     found = worst_case_epsilon_bracket(n, 2, eps0, delta, limit, ceiling)
     return replace(found, upper=min(found.upper, ceiling))
 
@@ -329,6 +348,18 @@ def _upper_answer(k: int, ask: str, n: int, first: float, second: float) -> floa
     # Thinned clones is the smaller bound (its pair is a post-processing of the stronger-clone
     # pair) except within their rounding allowances (where s = p + q rounds to 1): the better one.
     return max(thin, strong) if ask == "max_eps0" else min(thin, strong)
+
+
+@lru_cache(maxsize=32)
+def _binary_delta(n: int, eps0: float, eps: float, limit: float) -> WorstCase:
+    """Binary RR's worst case at one ε: the two explicit pairs and stronger clones when they
+    already agree within :data:`~shufflelib.bounds.krr_worst_case.EXACT_RTOL`, else the branch
+    and bound."""
+    upper = StrongerClones(mechanism="krr", k=2).delta(n, eps0, eps)
+    lower = TwoPairKRRLowerBound(mechanism="krr", k=2).delta(n, eps0, eps)
+    if upper <= lower * (1.0 + EXACT_RTOL):
+        return WorstCase(np.array([upper]), np.array([lower]), (n - 1, 0), True)
+    return _worst_delta(n, 2, eps0, eps, limit)
 
 
 @lru_cache(maxsize=32)
@@ -432,7 +463,7 @@ class ExactKRR(AmplificationBound):
         return self.work_limit * self.BINARY_SHARE[command]
 
     def _binary_delta(self, n: int, eps0: float, eps: float) -> WorstCase:
-        return _worst_delta(n, 2, eps0, eps, self._budget("delta"))
+        return _binary_delta(n, eps0, eps, self._budget("delta"))
 
     def _binary_epsilon(self, n: int, eps0: float, delta: float) -> EpsilonBracket:
         return _binary_epsilon(n, eps0, delta, self._budget("epsilon"))
@@ -476,7 +507,8 @@ class ExactKRR(AmplificationBound):
 
     def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
         """(answer, exact) of the ``eps0`` question for ``k = 2``: one decision per step of the search."""
-        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), _upper_answer(2, "max_eps0", n, eps, delta))
+        floor = _upper_answer(2, "max_eps0", n, eps, delta)
+        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), floor, self._lower().max_eps0(n, eps, delta))
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
