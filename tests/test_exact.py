@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 from scipy.stats import binom
 
 from shufflelib.bounds.clones import ClonesNumerical
-from shufflelib.bounds.exact import TwoPairKRRLowerBound, concentrated_delta, spread_delta
+from shufflelib.bounds.exact import ExactKRR, TwoPairKRRLowerBound, concentrated_delta, spread_delta
+from shufflelib.bounds.krr_worst_case import pair_delta, worst_case_delta
 from shufflelib.bounds.stronger_clones import StrongerClones
+from shufflelib.bounds.thinned_clones import ThinnedClones
 from shufflelib.curves import DominatingPair
 
 
@@ -182,3 +184,30 @@ def test_extreme_parameters_without_nan_or_warnings(k, eps0):
         assert np.all(np.isfinite(d)) and np.all((0 <= d) & (d <= 1)) and d[-1] == 0.0
         if k == 2:
             assert 0.0 <= bound.epsilon(big, eps0, 1e-15) <= eps0
+
+
+def test_huge_domain_at_small_n_is_searched_over_the_values_held():
+    # k = 1e9 at n = 3: the complete search runs over the values the others can hold (n + 1 at
+    # most); the worst histogram comes back with that many counts, and it is a real dataset.
+    worst = worst_case_delta(3, 10**9, 1.0, [0.2])
+    assert len(worst.others) == 4 and sum(worst.others) == 2
+    assert pair_delta(3, 10**9, 1.0, [0.2], worst.others)[0] == pytest.approx(worst.delta[0], rel=1e-12)
+    lower = TwoPairKRRLowerBound(mechanism="krr", k=10**9).delta(3, 1.0, 0.2)
+    assert lower <= worst.delta[0] <= ThinnedClones(mechanism="krr", k=10**9).delta(3, 1.0, 0.2)
+
+
+def test_binary_eps0_between_stronger_clones_and_the_two_pairs():
+    # n = 1e9: the answer is found just below the two pairs' eps0 (certified by the branch and
+    # bound), within EXACT_RTOL of the exact one, and never above the pairs' (real datasets).
+    n, eps, delta = 10**9, 1.0, 1e-6
+    exact = ExactKRR(mechanism="krr", k=2)
+    value = exact.max_eps0(n, eps, delta)
+    floor = StrongerClones(mechanism="krr", k=2).max_eps0(n, eps, delta)
+    ceiling = TwoPairKRRLowerBound(mechanism="krr", k=2).max_eps0(n, eps, delta)
+    assert floor <= value <= ceiling and value >= ceiling * (1.0 - 2e-6)
+    assert exact.details("eps0", n, eps, delta)["exact"] is True
+
+
+def test_binary_questions_below_the_resolution_say_so():
+    record = ExactKRR(mechanism="krr", k=2).details("eps0", 10**6, 1.0, 5e-324)
+    assert record["exact"] is False and "below the resolution" in record["warning"]
