@@ -67,7 +67,7 @@ from scipy.stats import binom
 
 from ..curves import invert_profile
 from .base import ProfileBound
-from .clone_pair import BINOM_RTOL, binomial_blocks, binomial_range, clone_pair_delta
+from .clone_pair import BINOM_RTOL, _bernstein_range, binomial_blocks, binomial_range, clone_pair_delta
 from .clones import _gaussian_dp_epsilon
 from .stronger_clones import StrongerClones
 
@@ -99,10 +99,9 @@ def kept_probability(k: int, eps0: float) -> float:
 
 
 def _bernstein(c: np.ndarray, q: float, tail: float) -> tuple[np.ndarray, np.ndarray]:
-    """Integers ``lo <= hi`` with ``P(X < lo), P(X > hi) <= tail`` for ``X ~ Bin(c, q)`` (Bernstein)."""
-    big_l = math.log(1.0 / tail)
-    t = big_l / 3.0 + np.sqrt((big_l / 3.0) ** 2 + 2.0 * big_l * c * q * (1.0 - q))
-    return np.maximum(np.floor(c * q - t), 0.0), np.minimum(np.ceil(c * q + t), c)
+    """Bernstein's tail range of ``Bin(c, q)`` (the clone-pair core's), as floats."""
+    lo, hi = _bernstein_range(c, q, tail)
+    return lo.astype(float), hi.astype(float)
 
 
 @lru_cache(maxsize=32)
