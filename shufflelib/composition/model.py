@@ -43,7 +43,7 @@ from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
-from .pld import MAX_FFT_LENGTH, LossDistribution, WindowTooWide, compose
+from .pld import MAX_FFT_LENGTH, WINDOW_TAIL, LossDistribution, WindowTooWide, compose, window_tail
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -190,28 +190,40 @@ class RoundModel:
     smallest: float = EPS0_MIN
     cap: Callable[[float], float | None] = field(default=lambda x: None)
 
-    def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
+    def curve(
+        self, x: float, rounds: int, step: float | None = None, coarse: bool = False, delta: float | None = None
+    ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
         times ``coarse`` on a coarse grid).
 
         With the default step, a composition needing an FFT longer than :data:`FITTED_FFT_LENGTH`
         is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
-        than refused.
+        than refused. ``delta``: the δ at which the curve will be read, if known (a narrower
+        composition window, :func:`~shufflelib.composition.pld.window_tail`; the curve stays a
+        valid bound at every δ, only looser below about ``1e-4 delta``).
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, coarse), x, rounds)
-        return self.fitted(x, rounds, coarse)[1]
+            return self._composed(self.build(x, step, coarse), x, rounds, tail=window_tail(delta))
+        return self.fitted(x, rounds, coarse, delta)[1]
 
     def _composed(
-        self, single: tuple[LossDistribution, ...], x: float, rounds: int, max_length: int = MAX_FFT_LENGTH
+        self,
+        single: tuple[LossDistribution, ...],
+        x: float,
+        rounds: int,
+        max_length: int = MAX_FFT_LENGTH,
+        tail: float = WINDOW_TAIL,
     ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)], max_length) for ld in single], self.lower_bound, pure)
+        return ComposedCurve([compose([(ld, rounds)], max_length, tail) for ld in single], self.lower_bound, pure)
 
-    def fitted(self, x: float, rounds: int, coarse: bool = False) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
-        """One round's distributions and the composed curve, on the default grid or the coarser one that fits.
+    def fitted(
+        self, x: float, rounds: int, coarse: bool = False, delta: float | None = None
+    ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
+        """One round's distributions and the composed curve, on the default grid or the coarser one that fits
+        (``delta``: see :meth:`curve`).
 
         Examples
         --------
@@ -222,10 +234,11 @@ class RoundModel:
         True
         """
         step = self.step(x, rounds) * (self.coarse if coarse else 1.0)
+        tail = window_tail(delta)
         for _ in range(8):
             single = self.build(x, step, coarse)
             try:
-                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH)
+                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
@@ -347,7 +360,7 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     (True, 'pld')
     """
     delta = check_probability("delta", delta)
-    single, curve = model.fitted(x, rounds)
+    single, curve = model.fitted(x, rounds, delta=delta)
     cache: dict[float, float] = {}
 
     def one(d: float) -> float:
@@ -397,7 +410,8 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
 def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
-    The answer ``x`` has been checked: its composed ε on the default grid is ``<= eps``; it is
+    The answer ``x`` has been checked: its composed ε on the default grid (the curve
+    ``model.curve(x, rounds, delta=delta)``) is ``<= eps``; it is
     within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
     discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
     steps converge, and otherwise the bisection that follows them is.
@@ -413,7 +427,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     >>> from shufflelib.composition import bound_model, largest_composed
     >>> model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
     >>> e0 = largest_composed(model, 10, 1.0, 1e-6)
-    >>> model.curve(e0, 10).epsilon(1e-6) <= 1.0
+    >>> model.curve(e0, 10, delta=1e-6).epsilon(1e-6) <= 1.0
     True
     """
     eps = check_positive("eps", eps)
@@ -428,7 +442,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         key = (x, coarse and two_stages)
         if key not in scores:
             try:
-                value = model.curve(x, rounds, coarse=key[1]).epsilon(delta)
+                value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
