@@ -21,7 +21,8 @@ Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ
 is a root of the composed ε in ``x``, bracketed from above by the single-round answer
 ``hi`` (composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
 about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
-one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``). For a pair, a first
+one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``, whose slope is also the
+first guess of the composed ε's: an amplified round's ε grows faster than ``x``). For a pair, a first
 stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
 finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
 just beyond the root on the side opposite to the last point so that the bracket closes.
@@ -449,7 +450,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         return scores[key]
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
-    # (first of slope 1) from hi / sqrt(rounds) until the root is bracketed, then the Illinois
+    # (the first of one round's slope) from the start until the root is bracketed, then the Illinois
     # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: stage 2
     # takes over as soon as the root is bracketed, with this bracket).
     tol = math.log1p(rtol)
@@ -460,16 +461,16 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
     # and at hi (which is eps).
     t = max(top - 0.5 * math.log(rounds), bottom)
+    slope = 1.0  # of log(composed ε) in log x: first that of one round's ε (the secant), else 1
     if t < top:
         try:
             single = float(model.epsilon(math.exp(t), delta))
         except (NotApplicableError, ValueError):
             single = math.nan
         if 0.0 < single < eps:
-            rise = (math.log(eps) - math.log(single)) / (top - t)
-            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / rise, bottom), top)
+            slope = max((math.log(eps) - math.log(single)) / (top - t), 0.1)
+            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
     a = b = fa = fb = start = math.nan
-    slope = 1.0
     last: tuple[float, float] | None = None
     for _ in range(60):
         ft = score(math.exp(t), True)
