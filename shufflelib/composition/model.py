@@ -192,10 +192,11 @@ class RoundModel:
     cap: Callable[[float], float | None] = field(default=lambda x: None)
 
     def curve(
-        self, x: float, rounds: int, step: float | None = None, coarse: bool = False, delta: float | None = None
+        self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
     ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
-        times ``coarse`` on a coarse grid).
+        times ``self.coarse ** coarse``: ``coarse`` is 0 or ``False`` for the default grid, 1 or
+        ``True`` for the coarse one, 2 for one coarser still).
 
         With the default step, a composition needing an FFT longer than :data:`FITTED_FFT_LENGTH`
         is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
@@ -205,7 +206,7 @@ class RoundModel:
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, coarse), x, rounds, tail=window_tail(delta))
+            return self._composed(self.build(x, step, bool(coarse)), x, rounds, tail=window_tail(delta))
         return self.fitted(x, rounds, coarse, delta)[1]
 
     def _composed(
@@ -221,10 +222,10 @@ class RoundModel:
         return ComposedCurve([compose([(ld, rounds)], max_length, tail) for ld in single], self.lower_bound, pure)
 
     def fitted(
-        self, x: float, rounds: int, coarse: bool = False, delta: float | None = None
+        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None
     ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits
-        (``delta``: see :meth:`curve`).
+        (``coarse``, ``delta``: see :meth:`curve`).
 
         Examples
         --------
@@ -234,10 +235,10 @@ class RoundModel:
         >>> curve.discretization_error == 10_000 * single[0].step
         True
         """
-        step = self.step(x, rounds) * (self.coarse if coarse else 1.0)
+        step = self.step(x, rounds) * self.coarse ** int(coarse)
         tail = window_tail(delta)
         for _ in range(8):
-            single = self.build(x, step, coarse)
+            single = self.build(x, step, bool(coarse))
             try:
                 return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
             except WindowTooWide as wide:
@@ -435,12 +436,13 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     delta = check_probability("delta", delta)
     hi = model.largest(eps, delta)
 
-    scores: dict[tuple[float, bool], float] = {}
+    scores: dict[tuple[float, int], float] = {}
     two_stages = model.coarse != 1.0
 
-    def score(x: float, coarse: bool = False) -> float:
-        """``log(composed ε / eps)`` at ``x`` (``inf`` where the grid is too fine to build)."""
-        key = (x, coarse and two_stages)
+    def score(x: float, level: int = 0) -> float:
+        """``log(composed ε / eps)`` at ``x`` on the grid ``model.coarse ** level`` times the default
+        (``inf`` where the grid is too fine to build)."""
+        key = (x, level if two_stages else 0)
         if key not in scores:
             try:
                 value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
@@ -452,7 +454,9 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
     # (the first of one round's slope) from the start until the root is bracketed, then the Illinois
     # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: stage 2
-    # takes over as soon as the root is bracketed, with this bracket).
+    # takes over as soon as the root is bracketed, with this bracket). The start is evaluated on a
+    # grid coarser still (``model.coarse`` squared): it is often far from the root, where the
+    # window is wide, and stage 1 is only a guide (stage 2 checks every candidate).
     tol = math.log1p(rtol)
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
@@ -472,8 +476,11 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
             t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
     a = b = fa = fb = start = math.nan
     last: tuple[float, float] | None = None
+    seen: dict[float, float] = {}  # stage 1's values (Illinois halves its copies)
+    level = 2  # the first point, often far from the root, on a grid coarser still (a guide only)
     for _ in range(60):
-        ft = score(math.exp(t), True)
+        ft = seen[t] = score(math.exp(t), level)
+        level = 1
         if ft <= 0:
             a, fa = t, ft
         else:
@@ -503,7 +510,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
                 t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
             else:
                 t = 0.5 * (a + b)
-            ft = score(math.exp(t), True)
+            ft = seen[t] = score(math.exp(t), 1)
             if abs(ft) <= close:
                 start = t
                 break
@@ -514,8 +521,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
     if not (math.isnan(fa) or math.isnan(fb)) and math.isfinite(fb) and b > a:
-        # The bracket's slope from its ends' own values (cached; Illinois halved the copies).
-        slope = max((score(math.exp(b), True) - score(math.exp(a), True)) / (b - a), 1e-3)
+        # The bracket's slope from its ends' own values (Illinois halved the copies).
+        slope = max((seen[b] - seen[a]) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
