@@ -23,12 +23,14 @@ is a root of the composed ε in ``x``, bracketed from above by the single-round 
 about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
 one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``, whose slope is also the
 first guess of the composed ε's: an amplified round's ε grows faster than ``x``). For a pair, a first
-stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser (its first point, often far
+from the root where the window is wide, ``COARSE²`` times) brackets the root and
 finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
 just beyond the root on the side opposite to the last point so that the bracket closes.
 A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
 the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
-composed ε on the default grid was evaluated ``<= ε``.
+composed ε on the default grid was evaluated ``<= ε``. Every composition is built for the
+target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_tail`).
 """
 
 from __future__ import annotations
