@@ -14,9 +14,10 @@ dummy modes), the segmented bounds (large ``s``, both group forms, many slots) a
 The slowest questions are then re-timed each in a fresh process (CPU of the child, net of the
 start-up), which is what a user of the calculator waits for.
 
-Run ``python benchmarks/bench_corners.py [--all] [--progress]``; it prints a Markdown table of
-the 25 slowest questions (every question with ``--all``; each timing on stderr as it finishes
-with ``--progress``).
+Run ``python benchmarks/bench_corners.py [--all] [--progress] [--family NAME]``; it prints a
+Markdown table of the 25 slowest questions (every question with ``--all``; each timing on stderr
+as it finishes with ``--progress``; only one family's questions with ``--family``, e.g.
+``--family composed``).
 """
 
 from __future__ import annotations
@@ -161,13 +162,19 @@ def timed(argv: list[str]) -> tuple[float, int]:
 
 def run() -> None:
     rows = []
-    for family, make in (
-        ("uniform", uniform),
-        ("personalized", personalized),
-        ("population", population),
-        ("segmented", segmented),
-        ("composed", composed),
-    ):
+    families = {
+        "uniform": uniform,
+        "personalized": personalized,
+        "population": population,
+        "segmented": segmented,
+        "composed": composed,
+    }
+    if "--family" in sys.argv:
+        chosen = sys.argv[sys.argv.index("--family") + 1]
+        if chosen not in families:
+            raise SystemExit(f"--family must be one of {', '.join(families)}, got {chosen!r}")
+        families = {chosen: families[chosen]}
+    for family, make in families.items():
         for argv in make():
             seconds, status = timed(argv)
             rows.append((seconds, status, family, argv))

@@ -20,7 +20,7 @@ from shufflelib.composition import (
     max_eps0_composed,
 )
 from shufflelib.composition.baselines import rdp_epsilon
-from shufflelib.composition.pld import LossDistribution, compose, from_log_pmfs
+from shufflelib.composition.pld import SPECTRUM_FLOOR, LossDistribution, _power, compose, from_log_pmfs, window_tail
 from shufflelib.curves import DominatingPair
 
 SC = StrongerClones(mechanism="krr", k=2)
@@ -130,6 +130,36 @@ def test_fft_composition_agrees_with_direct_convolution_within_its_rounding_budg
     reference = direct[start : start + fft.mass.size]
     assert np.linalg.norm(fft.mass - reference) <= fft.rounding
     assert direct[:start].sum() + direct[start + fft.mass.size :].sum() <= fft.tail_mass
+
+
+def test_a_window_narrowed_to_the_target_delta_still_bounds_the_exact_composition():
+    # 2000 rounds of randomized response: the composed loss is eps0 (2 K - T), K ~ Bin(T, p).
+    eps0, rounds, delta = 0.01, 2000, 1e-6
+    p = math.exp(eps0) / (1 + math.exp(eps0))
+    rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
+    wide, narrow = compose([(rr, rounds)]), compose([(rr, rounds)], tail=window_tail(delta))
+    assert narrow.mass.size < 0.7 * wide.mass.size
+    k = np.arange(rounds + 1)
+    loss, pk = eps0 * (2 * k - rounds), binom.pmf(k, rounds, p)
+    eps = narrow.epsilon(delta)
+    for e in (0.0, 0.5 * eps, eps, 1.5 * eps):
+        assert float(np.sum(pk * np.clip(-np.expm1(e - loss), 0.0, None))) <= narrow.delta(e)
+    # Reading at delta costs at most the share 2e-4 of delta moved into the window's tails.
+    assert eps <= wide.epsilon(delta - 2 * window_tail(delta))
+
+
+def test_the_spectral_power_drops_only_entries_below_its_floor():
+    rng = np.random.default_rng(2)
+    mass = rng.random(300)
+    spectrum = np.fft.rfft(np.concatenate([mass / mass.sum(), np.zeros(2**16)]))
+    full = spectrum**3000
+    ours = _power(spectrum.copy(), 3000)
+    dropped = ours == 0
+    assert dropped.mean() > 0.9  # a spread-out loss, many rounds: most of the spectrum is negligible
+    assert np.abs(full[dropped]).max() < SPECTRUM_FLOOR
+    assert np.allclose(ours[~dropped], full[~dropped], rtol=1e-12, atol=0.0)
+    few = _power(spectrum.copy(), 3)  # few rounds: nothing to drop
+    assert np.count_nonzero(few == 0) == 0 and np.allclose(few, spectrum**3, rtol=1e-14, atol=0.0)
 
 
 def test_pld_is_never_above_rdp_advanced_or_naive():

@@ -217,7 +217,7 @@ def test_composed_epsilon_grows_with_the_rounds(bound):
 def test_the_eps0_question_is_checked_and_below_one_round():
     model = bound_model(BlanketBennett(), N)
     e0 = largest_composed(model, 20, 1.0, 1e-6)
-    assert model.curve(e0, 20).epsilon(1e-6) <= 1.0
+    assert model.curve(e0, 20, delta=1e-6).epsilon(1e-6) <= 1.0
     assert model.curve(e0 * 1.01, 20).epsilon(1e-6) > 1.0  # and it is close to the largest
     assert e0 < BlanketBennett().max_eps0(N, 1.0, 1e-6)
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._validation import check_int
 from ..bounds.base import soundness_record
-from ..composition import COARSE, RoundModel, pair_step, profile_model
+from ..composition import RoundModel, pair_step, profile_model
 from ..composition.clone_pld import clone_blocks_pld
 from ..population.bounds import PopulationBound
 from ..population.choice import ACCEPTS, BOUNDS, bound_for
@@ -190,7 +190,10 @@ def round_model(bound: PopulationBound) -> RoundModel:
             scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + bound.clone_count(eps0).mean())
             return pair_step(scale, eps0, rounds)
 
-        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=COARSE, cap=lambda eps0: eps0)
+        # No coarse stage: the build enumerates the clone counts' atoms, whose cost does not
+        # shrink with the grid (and the windows are short): a coarse evaluation costs about as
+        # much as a fine one (poisson:1e6, 1,000 rounds: 7 evaluations, 2.4 s -> 5, 1.9 s).
+        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=1.0, cap=lambda eps0: eps0)
     closed = type(bound)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
     return profile_model(
         None if closed else (lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e])),

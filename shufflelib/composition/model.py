@@ -21,13 +21,16 @@ Speed of the ε₀ question. "Largest ``x`` such that ``T`` rounds are ``(ε, δ
 is a root of the composed ε in ``x``, bracketed from above by the single-round answer
 ``hi`` (composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
 about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
-one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``). For a pair, a first
-stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser brackets the root and
+one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``, whose slope is also the
+first guess of the composed ε's: an amplified round's ε grows faster than ``x``). For a pair, a first
+stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser (its first point, often far
+from the root where the window is wide, ``COARSE²`` times) brackets the root and
 finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
 just beyond the root on the side opposite to the last point so that the bracket closes.
 A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
 the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
-composed ε on the default grid was evaluated ``<= ε``.
+composed ε on the default grid was evaluated ``<= ε``. Every composition is built for the
+target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_tail`).
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import MAX_BINS
-from .pld import MAX_FFT_LENGTH, LossDistribution, WindowTooWide, compose
+from .pld import MAX_FFT_LENGTH, WINDOW_TAIL, LossDistribution, WindowTooWide, compose, window_tail
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -190,28 +193,41 @@ class RoundModel:
     smallest: float = EPS0_MIN
     cap: Callable[[float], float | None] = field(default=lambda x: None)
 
-    def curve(self, x: float, rounds: int, step: float | None = None, coarse: bool = False) -> ComposedCurve:
+    def curve(
+        self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
+    ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
-        times ``coarse`` on a coarse grid).
+        times ``self.coarse ** coarse``: ``coarse`` is 0 or ``False`` for the default grid, 1 or
+        ``True`` for the coarse one, 2 for one coarser still).
 
         With the default step, a composition needing an FFT longer than :data:`FITTED_FFT_LENGTH`
         is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
-        than refused.
+        than refused. ``delta``: the δ at which the curve will be read, if known (a narrower
+        composition window, :func:`~shufflelib.composition.pld.window_tail`; the curve stays a
+        valid bound at every δ, only looser below about ``1e-4 delta``).
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, coarse), x, rounds)
-        return self.fitted(x, rounds, coarse)[1]
+            return self._composed(self.build(x, step, bool(coarse)), x, rounds, tail=window_tail(delta))
+        return self.fitted(x, rounds, coarse, delta)[1]
 
     def _composed(
-        self, single: tuple[LossDistribution, ...], x: float, rounds: int, max_length: int = MAX_FFT_LENGTH
+        self,
+        single: tuple[LossDistribution, ...],
+        x: float,
+        rounds: int,
+        max_length: int = MAX_FFT_LENGTH,
+        tail: float = WINDOW_TAIL,
     ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)], max_length) for ld in single], self.lower_bound, pure)
+        return ComposedCurve([compose([(ld, rounds)], max_length, tail) for ld in single], self.lower_bound, pure)
 
-    def fitted(self, x: float, rounds: int, coarse: bool = False) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
-        """One round's distributions and the composed curve, on the default grid or the coarser one that fits.
+    def fitted(
+        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None
+    ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
+        """One round's distributions and the composed curve, on the default grid or the coarser one that fits
+        (``coarse``, ``delta``: see :meth:`curve`).
 
         Examples
         --------
@@ -221,11 +237,12 @@ class RoundModel:
         >>> curve.discretization_error == 10_000 * single[0].step
         True
         """
-        step = self.step(x, rounds) * (self.coarse if coarse else 1.0)
+        step = self.step(x, rounds) * self.coarse ** int(coarse)
+        tail = window_tail(delta)
         for _ in range(8):
-            single = self.build(x, step, coarse)
+            single = self.build(x, step, bool(coarse))
             try:
-                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH)
+                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
@@ -347,7 +364,7 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     (True, 'pld')
     """
     delta = check_probability("delta", delta)
-    single, curve = model.fitted(x, rounds)
+    single, curve = model.fitted(x, rounds, delta=delta)
     cache: dict[float, float] = {}
 
     def one(d: float) -> float:
@@ -397,7 +414,8 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
 def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
-    The answer ``x`` has been checked: its composed ε on the default grid is ``<= eps``; it is
+    The answer ``x`` has been checked: its composed ε on the default grid (the curve
+    ``model.curve(x, rounds, delta=delta)``) is ``<= eps``; it is
     within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
     discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
     steps converge, and otherwise the bisection that follows them is.
@@ -413,31 +431,34 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     >>> from shufflelib.composition import bound_model, largest_composed
     >>> model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
     >>> e0 = largest_composed(model, 10, 1.0, 1e-6)
-    >>> model.curve(e0, 10).epsilon(1e-6) <= 1.0
+    >>> model.curve(e0, 10, delta=1e-6).epsilon(1e-6) <= 1.0
     True
     """
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
     hi = model.largest(eps, delta)
 
-    scores: dict[tuple[float, bool], float] = {}
+    scores: dict[tuple[float, int], float] = {}
     two_stages = model.coarse != 1.0
 
-    def score(x: float, coarse: bool = False) -> float:
-        """``log(composed ε / eps)`` at ``x`` (``inf`` where the grid is too fine to build)."""
-        key = (x, coarse and two_stages)
+    def score(x: float, level: int = 0) -> float:
+        """``log(composed ε / eps)`` at ``x`` on the grid ``model.coarse ** level`` times the default
+        (``inf`` where the grid is too fine to build)."""
+        key = (x, level if two_stages else 0)
         if key not in scores:
             try:
-                value = model.curve(x, rounds, coarse=key[1]).epsilon(delta)
+                value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
         return scores[key]
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
-    # (first of slope 1) from hi / sqrt(rounds) until the root is bracketed, then the Illinois
+    # (the first of one round's slope) from the start until the root is bracketed, then the Illinois
     # method, until ε is within 1% or x within a relative 2e-2 (without a coarse grid: stage 2
-    # takes over as soon as the root is bracketed, with this bracket).
+    # takes over as soon as the root is bracketed, with this bracket). The start is evaluated on a
+    # grid coarser still (``model.coarse`` squared): it is often far from the root, where the
+    # window is wide, and stage 1 is only a guide (stage 2 checks every candidate).
     tol = math.log1p(rtol)
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
@@ -446,19 +467,22 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
     # and at hi (which is eps).
     t = max(top - 0.5 * math.log(rounds), bottom)
+    slope = 1.0  # of log(composed ε) in log x: first that of one round's ε (the secant), else 1
     if t < top:
         try:
             single = float(model.epsilon(math.exp(t), delta))
         except (NotApplicableError, ValueError):
             single = math.nan
         if 0.0 < single < eps:
-            rise = (math.log(eps) - math.log(single)) / (top - t)
-            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / rise, bottom), top)
+            slope = max((math.log(eps) - math.log(single)) / (top - t), 0.1)
+            t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
     a = b = fa = fb = start = math.nan
-    slope = 1.0
     last: tuple[float, float] | None = None
+    seen: dict[float, float] = {}  # stage 1's values (Illinois halves its copies)
+    level = 2  # the first point, often far from the root, on a grid coarser still (a guide only)
     for _ in range(60):
-        ft = score(math.exp(t), True)
+        ft = seen[t] = score(math.exp(t), level)
+        level = 1
         if ft <= 0:
             a, fa = t, ft
         else:
@@ -488,7 +512,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
                 t = min(max(t, a + 0.02 * (b - a)), b - 0.02 * (b - a))
             else:
                 t = 0.5 * (a + b)
-            ft = score(math.exp(t), True)
+            ft = seen[t] = score(math.exp(t), 1)
             if abs(ft) <= close:
                 start = t
                 break
@@ -499,8 +523,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
                 b, fb = t, ft
                 fa, side = (fa / 2.0 if side == 1 else fa), 1
     if not (math.isnan(fa) or math.isnan(fb)) and math.isfinite(fb) and b > a:
-        # The bracket's slope from its ends' own values (cached; Illinois halved the copies).
-        slope = max((score(math.exp(b), True) - score(math.exp(a), True)) / (b - a), 1e-3)
+        # The bracket's slope from its ends' own values (Illinois halved the copies).
+        slope = max((seen[b] - seen[a]) / (b - a), 1e-3)
     # Stage 2: the default grid, secant steps on log x from the coarse root, aimed just beyond
     # the root on the side opposite to the last point (so that the bracket closes); every
     # candidate is checked.
