@@ -200,7 +200,8 @@ class RoundModel:
         times ``self.coarse ** coarse``: ``coarse`` is 0 or ``False`` for the default grid, 1 or
         ``True`` for the coarse one, 2 for one coarser still).
 
-        With the default step, a composition needing an FFT longer than :data:`FITTED_FFT_LENGTH`
+        With the default step, a composition needing an FFT longer than
+        :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH`
         is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
         than refused. ``delta``: the δ at which the curve will be read, if known (a narrower
         composition window, :func:`~shufflelib.composition.pld.window_tail`; the curve stays a

@@ -405,7 +405,7 @@ def compose(
     All parts must share ``step`` and ``pessimistic``. The result carries the
     summed ``rounds``, ``tail_mass`` (plus this window's, ``2 · tail``: at most ``tail`` left
     out on each side, see :func:`window_tail`) and rounding budget. A window
-    needing an FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
+    needing an FFT longer than ``max_length`` (at most :data:`~shufflelib.composition.pld.MAX_FFT_LENGTH`) raises
     :class:`WindowTooWide`.
 
     Examples
