@@ -48,7 +48,15 @@ from scipy.special import logsumexp
 from .._validation import check_array, check_int, check_positive, check_probability
 from ..curves import invert_profile
 
-__all__ = ["LossDistribution", "WindowTooWide", "compose", "from_log_pmfs", "self_compose", "window_tail"]
+__all__ = [
+    "MAX_FFT_LENGTH",
+    "LossDistribution",
+    "WindowTooWide",
+    "compose",
+    "from_log_pmfs",
+    "self_compose",
+    "window_tail",
+]
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
@@ -405,7 +413,7 @@ def compose(
     All parts must share ``step`` and ``pessimistic``. The result carries the
     summed ``rounds``, ``tail_mass`` (plus this window's, ``2 · tail``: at most ``tail`` left
     out on each side, see :func:`window_tail`) and rounding budget. A window
-    needing an FFT longer than ``max_length`` (at most :data:`~shufflelib.composition.pld.MAX_FFT_LENGTH`) raises
+    needing an FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
     :class:`WindowTooWide`.
 
     Examples
