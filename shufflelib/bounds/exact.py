@@ -328,8 +328,8 @@ def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonB
     """Cached :func:`worst_case_epsilon_bracket` for ``k = 2`` (the calculator asks for the value,
     then its details), with the stronger-clones ε as its ceiling and its upper end at most that
     (within the search's tolerance it may be lower: both are valid)."""
-    ceiling = StrongerClones(mechanism="krr", k=2).epsilon(n, eps0, delta)
-    lower = TwoPairKRRLowerBound(mechanism="krr", k=2).epsilon(n, eps0, delta)
+    ceiling = _upper_answer(2, "epsilon", n, eps0, delta)
+    lower = _lower_answer(2, "epsilon", n, eps0, delta)
     if ceiling <= lower * (1.0 + EXACT_RTOL):  # the two ends already agree: nothing to search
         return EpsilonBracket(ceiling, lower, (n - 1, 0), True)
     found = worst_case_epsilon_bracket(n, 2, eps0, delta, limit, ceiling)
@@ -351,12 +351,19 @@ def _upper_answer(k: int, ask: str, n: int, first: float, second: float) -> floa
 
 
 @lru_cache(maxsize=32)
+def _lower_answer(k: int, ask: str, n: int, first: float, second: float) -> float:
+    """Cached answer ``ask`` of the two explicit pairs (:class:`TwoPairKRRLowerBound`), the other
+    end of :class:`ExactKRR`'s brackets (asked for the answer and again for its details)."""
+    return getattr(TwoPairKRRLowerBound(mechanism="krr", k=k), ask)(n, first, second)
+
+
+@lru_cache(maxsize=32)
 def _binary_delta(n: int, eps0: float, eps: float, limit: float) -> WorstCase:
     """Binary RR's worst case at one ε: the two explicit pairs and stronger clones when they
     already agree within :data:`~shufflelib.bounds.krr_worst_case.EXACT_RTOL`, else the branch
     and bound."""
-    upper = StrongerClones(mechanism="krr", k=2).delta(n, eps0, eps)
-    lower = TwoPairKRRLowerBound(mechanism="krr", k=2).delta(n, eps0, eps)
+    upper = _upper_answer(2, "delta", n, eps0, eps)
+    lower = _lower_answer(2, "delta", n, eps0, eps)
     if upper <= lower * (1.0 + EXACT_RTOL):
         return WorstCase(np.array([upper]), np.array([lower]), (n - 1, 0), True)
     return _worst_delta(n, 2, eps0, eps, limit)
@@ -456,9 +463,6 @@ class ExactKRR(AmplificationBound):
             raise ValueError("for k = 2, is_exact needs the question's inputs first and second")
         return bool(self.details(command, n, first, second)["exact"])
 
-    def _lower(self) -> TwoPairKRRLowerBound:
-        return TwoPairKRRLowerBound(mechanism="krr", k=self.k)
-
     def _budget(self, command: str) -> float:
         return self.work_limit * self.BINARY_SHARE[command]
 
@@ -508,7 +512,8 @@ class ExactKRR(AmplificationBound):
     def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
         """(answer, exact) of the ``eps0`` question for ``k = 2``: one decision per step of the search."""
         floor = _upper_answer(2, "max_eps0", n, eps, delta)
-        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), floor, self._lower().max_eps0(n, eps, delta))
+        ceiling = _lower_answer(2, "max_eps0", n, eps, delta)
+        return _binary_max_eps0(n, eps, delta, self._budget("eps0"), floor, ceiling)
 
     def details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """What the calculator adds to its record: exact or not, the bracket, a worst dataset.
@@ -545,7 +550,7 @@ class ExactKRR(AmplificationBound):
                     f"n = {BRACKET_MAX_N:.0e})"
                 ),
             }
-        other = getattr(self._lower(), ask)(n, first, second)
+        other = _lower_answer(self.k, ask, n, first, second)
         lower, upper = (valid, other) if command == "eps0" else (other, valid)  # a larger eps0 is less safe
         return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "thinned clones")
 
@@ -560,17 +565,17 @@ class ExactKRR(AmplificationBound):
             upper = self.delta(n, first, second)
             if upper <= DELTA_FLOOR:
                 return {"exact": True, "note": f"delta below {DELTA_FLOOR:g} (reported as that floor)"}
-            lower = max(float(found.lower[0]), self._lower().delta(n, first, second))
+            lower = max(float(found.lower[0]), _lower_answer(2, "delta", n, first, second))
         elif command == "epsilon":
             bracket = self._binary_epsilon(n, first, second)
             if bracket.exact:
                 return {"exact": True, "worst_others": list(bracket.others)}
-            lower, upper = max(bracket.lower, self._lower().epsilon(n, first, second)), bracket.upper
+            lower, upper = max(bracket.lower, _lower_answer(2, "epsilon", n, first, second)), bracket.upper
         else:
             value, exact = self._binary_max_eps0(n, first, second)
             if exact:
                 return {"exact": True}
-            lower, upper = value, self._lower().max_eps0(n, first, second)
+            lower, upper = value, _lower_answer(2, "max_eps0", n, first, second)
         if upper <= lower * (1.0 + EXACT_RTOL):  # the certified bracket closed all the same
             return {"exact": True}
         why = "the branch and bound stopped at its budget"

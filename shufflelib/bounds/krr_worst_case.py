@@ -223,12 +223,14 @@ def dataset_delta(others: tuple[int, ...], k: int, eps0: float, eps: object) -> 
         raise ValueError(f"others must have length k = {k}, got {len(others)}")
     n = sum(others) + 1
     _, k, eps0, eps = _check(max(n, 2), k, eps0, eps)
-    return _histogram_delta(others[0], others[1], tuple(c for c in others[2:] if c > 0), k, eps0, eps)
+    return _histogram_delta(others[0], others[1], others[2:], k, eps0, eps)
 
 
 def _histogram_delta(ha: int, hb: int, rest: tuple[int, ...], k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
-    """:func:`dataset_delta` of ``ha`` others on 0, ``hb`` on 1 and ``rest`` (positive counts) on
-    further values, the remaining ``k − 2 − len(rest)`` values held by nobody (merged, Lemma 3)."""
+    """:func:`dataset_delta` of ``ha`` others on 0, ``hb`` on 1 and ``rest`` on further values;
+    the values nobody holds (zeros of ``rest`` and the ``k − 2 − len(rest)`` not listed) are
+    merged (Lemma 3)."""
+    rest = tuple(c for c in rest if c > 0)
     n = ha + hb + sum(rest) + 1
     p, q = krr_probabilities(k, eps0)
     weights = _reduced_weights(len(rest), k - 2 - len(rest), p, q)
@@ -744,7 +746,7 @@ def pair_delta(n: int, k: int, eps0: float, eps: object, others: tuple[int, ...]
     if k == 3:
         p, q = krr_probabilities(3, eps0)
         return _pair_delta(*_three_value_laws(others, p, q), eps, (n + 2) * _GRID_RTOL)
-    return _histogram_delta(others[0], others[1], tuple(c for c in others[2:] if c > 0), k, eps0, eps)
+    return _histogram_delta(others[0], others[1], others[2:], k, eps0, eps)
 
 
 def worst_case_epsilon(

@@ -98,12 +98,6 @@ def kept_probability(k: int, eps0: float) -> float:
     return 1.0 / (1.0 + (k - 2) / (math.exp(eps0) + 1.0))
 
 
-def _bernstein(c: np.ndarray, q: float, tail: float) -> tuple[np.ndarray, np.ndarray]:
-    """Bernstein's tail range of ``Bin(c, q)`` (the clone-pair core's), as floats."""
-    lo, hi = _bernstein_range(c, q, tail)
-    return lo.astype(float), hi.astype(float)
-
-
 @lru_cache(maxsize=32)
 def thinned_blocks(n: int, k: int, eps0: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The bound as a mixture of clone pairs: other-clone counts, local log-odds and weights.
@@ -137,8 +131,8 @@ def _kept_blocks(
     """The pairs of :func:`thinned_blocks` for clone-count blocks of left end ``m − 1`` and weights ``w``."""
     live = w > 0.0
     m, w = m[live], w[live]
-    lo, hi = _bernstein(m, s, _TAIL)
-    c_lo, c_hi = _bernstein(m, s, _CENTRAL_TAIL)
+    lo, hi = _bernstein_range(m, s, _TAIL)
+    c_lo, c_hi = _bernstein_range(m, s, _CENTRAL_TAIL)
     edges = np.concatenate(
         [
             np.stack([np.zeros_like(m), np.ones_like(m), hi + 1.0, m + 1.0], axis=1),

@@ -183,6 +183,14 @@ def _exact_profile_fits(bound: ExactKRR, n: int) -> bool:
     return bound.is_exact(n, "delta")
 
 
+def _composed_bound(bound: AmplificationBound, how: str) -> AmplificationBound:
+    """The bound whose pair a ``"pair"`` route composes: stronger clones for exact-krr beyond its
+    search and for thinned clones (its pair dominates both), else the bound itself."""
+    if how == "pair" and isinstance(bound, (ExactKRR, ThinnedClones)):
+        return StrongerClones(mechanism="krr", k=bound.k)
+    return bound
+
+
 def _bound_profile(bound: AmplificationBound, n: int, eps0: float):
     """The bound's δ(ε) at ``(n, eps0)``, vectorized (the exact k-RR search runs once for all ε)."""
     if isinstance(bound, ExactKRR):
@@ -217,8 +225,7 @@ def round_distributions(
     n, eps0 = _check_n_eps0(n, eps0)
     bound._require(n, eps0)
     how = route(bound, n)
-    if isinstance(bound, (ExactKRR, ThinnedClones)) and how == "pair":
-        bound = StrongerClones(mechanism="krr", k=bound.k)
+    bound = _composed_bound(bound, how)
     if isinstance(bound, ClonePairBound):
         return (clone_pair_pld(n, eps0, bound.clone_probability(eps0), step),), False
     if how == "lower pair":
@@ -308,8 +315,7 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
         )
     if isinstance(bound, ThinnedClones):
         note = "composed: the stronger-clone pair, which dominates the thinned-clone pair"
-    if note is not None:
-        bound = StrongerClones(mechanism="krr", k=bound.k)  # its pair is composed, and its ε in the baselines
+    bound = _composed_bound(bound, how)  # its pair is composed, and its ε in the baselines
     if how == "profile":
         # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
         # answer brackets the composed search from above.

@@ -197,8 +197,8 @@ class RoundModel:
         self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
     ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
-        times ``self.coarse ** coarse``: ``coarse`` is 0 or ``False`` for the default grid, 1 or
-        ``True`` for the coarse one, 2 for one coarser still).
+        times ``self.coarse ** coarse``: ``coarse`` is 0 for the default grid, 1 for the coarse
+        one, 2 for one coarser still).
 
         With the default step, a composition needing an FFT longer than
         :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH`
@@ -209,7 +209,7 @@ class RoundModel:
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, bool(coarse)), x, rounds, tail=window_tail(delta))
+            return self._composed(self.build(x, step, coarse > 0), x, rounds, tail=window_tail(delta))
         return self.fitted(x, rounds, coarse, delta)[1]
 
     def _composed(
@@ -238,10 +238,10 @@ class RoundModel:
         >>> curve.discretization_error == 10_000 * single[0].step
         True
         """
-        step = self.step(x, rounds) * self.coarse ** int(coarse)
+        step = self.step(x, rounds) * self.coarse**coarse
         tail = window_tail(delta)
         for _ in range(8):
-            single = self.build(x, step, bool(coarse))
+            single = self.build(x, step, coarse > 0)
             try:
                 return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
             except WindowTooWide as wide:
