@@ -229,3 +229,32 @@ def test_sound_clones_reach_small_delta_at_large_n_and_are_monotone_in_n():
         assert 0 < eps <= previous
         previous = eps
     assert model.delta(Population([1.0, 3.0], [10**6, 10**6]), two_levels) <= 1e-15
+
+
+@pytest.mark.parametrize(
+    ("levels", "counts", "kind"),
+    [
+        ([0.5, 1.0, 2.0], [4000, 4000, 2000], "laplace"),
+        ([1.0, 3.0], [10**6, 10**6], "rr"),
+        ([0.5, 4.0], [300, 20], "gaussian"),
+    ],
+)
+def test_sound_delta_on_an_array_is_the_value_point_by_point(levels, counts, kind):
+    # The groups are visited for every ε at once: the result must not depend on the others.
+    population = Population(levels, counts, 1e-7 if kind == "gaussian" else 0.0)
+    mechanism = LocalMechanism(kind)
+    grid = np.linspace(0.0, 3.0, 25)
+    together = sound_delta(grid, population, mechanism)
+    alone = np.array([sound_delta([e], population, mechanism)[0] for e in grid])
+    assert np.allclose(together, alone, rtol=1e-12, atol=0.0)
+    assert together[0] > 0 and np.all(np.diff(together) <= 0)
+
+
+def test_composed_rounds_use_a_coarser_and_still_valid_sound_curve():
+    # Fewer clone-count blocks: a stochastically smaller count, so never below the fine curve.
+    bound = SoundClones(LocalMechanism("rr"))
+    population = Population([1.0, 3.0], [10**6, 10**6])
+    eps = np.linspace(0.001, 0.05, 30)
+    fine, coarse = bound.curve(population).delta(eps), bound.curve(population, composed=True).delta(eps)
+    assert np.all(coarse >= fine) and np.any(coarse > fine)
+    assert np.all(coarse <= fine * (1.0 + 1e-2))

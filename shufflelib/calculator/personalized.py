@@ -114,7 +114,7 @@ class PersonalizedFamily(Family):
                 return population.scaled(x / top)
 
             rounds = profile_model(
-                lambda x: model.curve(at(x)).delta,
+                lambda x: model.curve(at(x), composed=True).delta,
                 lambda x, d: model.epsilon(at(x), d),
                 lambda e, d: model.max_eps0(population, e, d),
                 cap=lambda x: x if pure else None,

@@ -25,7 +25,7 @@ import numpy as np
 from .._validation import check_int
 from ..bounds.base import soundness_record
 from ..composition import RoundModel, pair_step, profile_model
-from ..composition.clone_pld import clone_blocks_pld
+from ..composition.clone_pld import clone_blocks_pld, round_blocks
 from ..population.bounds import PopulationBound
 from ..population.choice import ACCEPTS, BOUNDS, bound_for
 from ..population.laws import (
@@ -182,7 +182,9 @@ def round_model(bound: PopulationBound) -> RoundModel:
     if isinstance(bound, TightClones):
 
         def build(eps0: float, step: float, coarse: bool = False):
-            starts, masses, dropped = bound.clone_count(eps0).blocks(bound.max_blocks)
+            count = bound.clone_count(eps0)
+            lo, hi = count.range()
+            starts, masses, dropped = count.blocks(min(bound.max_blocks, round_blocks(int(hi - lo + 1))))
             counts, weights = np.concatenate([[0.0], starts]), np.concatenate([[dropped], masses])
             return (clone_blocks_pld(eps0, counts, weights, step),)
 

@@ -39,7 +39,7 @@ from ..bounds.clone_pair import binomial_pmf_rows
 from ..bounds.clones import BINOM_RTOL, binomial_range
 from .pld import LossDistribution
 
-__all__ = ["clone_count_blocks", "binomial_mixture", "clone_blocks_pld", "clone_pair_pld"]
+__all__ = ["round_blocks", "clone_count_blocks", "binomial_mixture", "clone_blocks_pld", "clone_pair_pld"]
 
 #: Tail of the clone count outside the blocks (per side).
 CENTRAL_TAIL = 1e-20
@@ -54,6 +54,22 @@ _Z = 12.0
 MAX_BINS = 400_000
 #: Clone counts processed together (bounds the memory of the vectorized closed forms).
 _CHUNK = 16
+
+
+def round_blocks(size: int, blocks: int = BLOCKS) -> int:
+    """Blocks of a composed round's clone count whose central range has ``size`` values.
+
+    One block per count up to ``EXACT_COUNTS`` counts, else ``blocks``: the left-end
+    rounding of the count (relative ``size / (blocks · mean)``) is far below the error of
+    the composition's loss grid.
+
+    Examples
+    --------
+    >>> from shufflelib.composition.clone_pld import round_blocks
+    >>> round_blocks(1000), round_blocks(36_000)
+    (1000, 128)
+    """
+    return int(size) if size <= EXACT_COUNTS else max(1, min(int(size), int(blocks)))
 
 
 def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[np.ndarray, np.ndarray, float]:
@@ -74,7 +90,7 @@ def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[
     (4, 1.0)
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
-    width = 1 if hi - lo + 1 <= EXACT_COUNTS else max(1, math.ceil((hi - lo + 1) / blocks))
+    width = math.ceil((hi - lo + 1) / round_blocks(hi - lo + 1, blocks))
     start = np.arange(lo, hi + 1, width, dtype=float)
     stop = np.append(start[1:] - 1.0, float(trials))  # the last block absorbs the upper tail
     below = binom.cdf(stop, trials, prob) - binom.cdf(start - 1.0, trials, prob)

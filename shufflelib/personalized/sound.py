@@ -360,16 +360,19 @@ def sound_delta(
     *,
     group_ratio: float = 1.02,
     q_groups: int = 32,
+    max_blocks: int = _BLOCKS,
 ) -> np.ndarray:
     """The sound personalized clone bound δ(ε) (vectorized over ε).
 
-    For each ε, target groups are visited in decreasing order of a cheap
-    upper bound (the zero-clone bound, then the bound with a single-binomial
-    clone count that is stochastically smaller than the true one, see
-    :attr:`SoundPiece.screen_count`); a group is skipped as soon as its upper
-    bound cannot exceed the current maximum, otherwise its truncation with
-    the smallest screened value is evaluated exactly. Each returned value is a valid bound (any
-    truncation of a group is valid; skipped groups are dominated).
+    Target groups are visited in decreasing order of a cheap upper bound (the
+    zero-clone bound, then the bound with a single-binomial clone count that is
+    stochastically smaller than the true one, see :attr:`SoundPiece.screen_count`); at each
+    ε a group is skipped as soon as its upper bound cannot exceed the current maximum,
+    otherwise its truncation with the smallest screened value is evaluated (all such ε of a
+    truncation in one call). Each returned value is a valid bound (any truncation of a group
+    is valid; skipped groups are dominated). ``max_blocks`` is the number of blocks of each
+    clone count (:meth:`~shufflelib.bounds.clone_pair.BinomialSum.blocks`; fewer is faster
+    and looser, still valid).
 
     Examples
     --------
@@ -386,21 +389,25 @@ def sound_delta(
     groups: dict[int, list[SoundPiece]] = {}
     for piece in pieces:
         groups.setdefault(piece.group, []).append(piece)
+    # A group's value at a point is the bound of its member with the smallest screened
+    # value, and a group whose upper bound is at most the running maximum cannot change it,
+    # so the order of the groups changes which are skipped, never the result: groups go in
+    # decreasing order of their largest zero-clone bound, every point at once.
     local = {id(p): p.local_delta(flat) for p in pieces}
+    ceiling = {g: np.min([local[id(p)] for p in ps], axis=0) for g, ps in groups.items()}
     out = np.zeros(flat.shape)
-    for k in range(flat.size):
-        point = flat[k : k + 1]
-        order = sorted(groups.values(), key=lambda ps: -min(local[id(p)][k] for p in ps))
-        current = 0.0
-        for members in order:
-            if min(local[id(p)][k] for p in members) <= current:
-                break
-            screened = [float(p.screen_delta(point)[0]) for p in members]
-            if min(screened) <= current:
-                continue
-            best = members[int(np.argmin(screened))]
-            current = max(current, float(best.delta(point)[0]))
-        out[k] = current
+    for g in sorted(groups, key=lambda g: -float(ceiling[g].max(initial=0.0))):
+        members = groups[g]
+        live = np.flatnonzero(ceiling[g] > out)
+        if not live.size:
+            continue
+        screened = np.array([p.screen_delta(flat[live]) for p in members])
+        live, screened = live[screened.min(axis=0) > out[live]], screened[:, screened.min(axis=0) > out[live]]
+        best = np.argmin(screened, axis=0)
+        for i, piece in enumerate(members):
+            at = live[best == i]
+            if at.size:
+                out[at] = np.maximum(out[at], piece.delta(flat[at], max_blocks))
     return out.reshape(e.shape)
 
 
