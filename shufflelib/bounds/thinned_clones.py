@@ -63,11 +63,10 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
 from ..curves import invert_profile
 from .base import ProfileBound
-from .clone_pair import BINOM_RTOL, _bernstein_range, binomial_blocks, binomial_range, clone_pair_delta
+from .clone_pair import _bernstein_range, binomial_block_masses, binomial_blocks, binomial_range, clone_pair_delta
 from .clones import _gaussian_dp_epsilon
 from .stronger_clones import StrongerClones
 
@@ -147,9 +146,9 @@ def _kept_blocks(
     row = np.broadcast_to(np.arange(m.size)[:, None], start.shape)
     keep = (start <= stop) & (start >= 1.0)  # T = 0: the victim's report was not kept, both laws agree
     start, stop, m, w = start[keep], stop[keep], m[row[keep]], w[row[keep]]
-    mass, mass_err = _binomial_mass(start, stop, m, s)
+    mass, mass_err = binomial_block_masses(start, stop, m, s)
     # The block's mean of T: E[T; block] = m s Pr(Bin(m − 1, s) in [start − 1, stop − 1]).
-    shifted, shifted_err = _binomial_mass(start - 1.0, stop - 1.0, m - 1.0, s)
+    shifted, shifted_err = binomial_block_masses(start - 1.0, stop - 1.0, m - 1.0, s)
     positive = (mass > 0.0) & (shifted > 0.0)
     mean = np.clip(m * s * shifted / np.where(positive, mass, 1.0), start, stop)
     mean_err = np.where(
@@ -170,21 +169,6 @@ def _kept_blocks(
         np.concatenate([_log_odds(start, m, beta, eps0), _log_odds(np.minimum(stop, m), m, beta, eps0)[wide]]),
         np.concatenate([weight * (1.0 - theta), (weight * theta)[wide]]),
     )
-
-
-def _binomial_mass(
-    start: np.ndarray, stop: np.ndarray, trials: np.ndarray, prob: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``Pr(start <= Bin(trials, prob) <= stop)`` from the tail on the block's side, and a bound on
-    its rounding error (each cdf/sf value within :data:`~shufflelib.bounds.clone_pair.BINOM_RTOL`)."""
-    low = stop <= trials * prob
-    high = ~low
-    upper, lower = np.empty(start.shape), np.empty(start.shape)
-    upper[low] = binom.cdf(stop[low], trials[low], prob)
-    lower[low] = binom.cdf(start[low] - 1.0, trials[low], prob)
-    upper[high] = binom.sf(start[high] - 1.0, trials[high], prob)
-    lower[high] = binom.sf(stop[high], trials[high], prob)
-    return np.maximum(upper - lower, 0.0), BINOM_RTOL * (upper + lower) + 1e-300
 
 
 def _log_odds(t: np.ndarray, m: np.ndarray, beta: float, eps0: float) -> np.ndarray:
