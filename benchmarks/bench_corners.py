@@ -22,6 +22,7 @@ as it finishes with ``--progress``; only one family's questions with ``--family`
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import itertools
@@ -160,28 +161,41 @@ def timed(argv: list[str]) -> tuple[float, int]:
     return time.thread_time() - start, status
 
 
+FAMILIES = {
+    "uniform": uniform,
+    "personalized": personalized,
+    "population": population,
+    "segmented": segmented,
+    "composed": composed,
+}
+
+
+def _shown(argv: list[str]) -> str:
+    """The question as typed, with lists of more than 6 values shortened (``1,2,…,1000 (1000 values)``)."""
+
+    def short(word: str) -> str:
+        values = word.split(",")
+        return word if len(values) <= 6 else f"{','.join(values[:2])},…,{values[-1]} ({len(values)} values)"
+
+    return " ".join(short(word) for word in argv)
+
+
 def run() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--all", action="store_true", help="list every question (default: the 25 slowest)")
+    parser.add_argument("--progress", action="store_true", help="print each timing on stderr as it finishes")
+    parser.add_argument("--family", choices=sorted(FAMILIES), help="only this family's questions")
+    args = parser.parse_args()
+    families = {args.family: FAMILIES[args.family]} if args.family else FAMILIES
     rows = []
-    families = {
-        "uniform": uniform,
-        "personalized": personalized,
-        "population": population,
-        "segmented": segmented,
-        "composed": composed,
-    }
-    if "--family" in sys.argv:
-        chosen = sys.argv[sys.argv.index("--family") + 1]
-        if chosen not in families:
-            raise SystemExit(f"--family must be one of {', '.join(families)}, got {chosen!r}")
-        families = {chosen: families[chosen]}
     for family, make in families.items():
         for argv in make():
             seconds, status = timed(argv)
             rows.append((seconds, status, family, argv))
-            if "--progress" in sys.argv:
-                print(f"{seconds:8.3f} {status} {' '.join(argv)}", file=sys.stderr, flush=True)
+            if args.progress:
+                print(f"{seconds:8.3f} {status} {_shown(argv)}", file=sys.stderr, flush=True)
     rows.sort(key=lambda r: -r[0])
-    shown = rows if "--all" in sys.argv else rows[:25]
+    shown = rows if args.all else rows[:25]
     print(f"{len(rows)} questions in one process; slowest {rows[0][0]:.2f} CPU s\n")
     # One process accumulates state (caches); a user's question runs in a fresh one: re-time the
     # slowest in fresh processes, net of the start-up (importing the calculator).
@@ -190,7 +204,7 @@ def run() -> None:
     print("|---:|---:|---:|---|---|")
     for i, (seconds, status, family, argv) in enumerate(shown):
         fresh = f"{_fresh(argv) - start_up:.3f}" if i < FRESH else ""
-        print(f"| {seconds:.3f} | {fresh} | {status} | {family} | `python -m shufflelib {' '.join(argv)}` |")
+        print(f"| {seconds:.3f} | {fresh} | {status} | {family} | `python -m shufflelib {_shown(argv)}` |")
 
 
 #: Number of the slowest questions re-timed in a fresh process.
