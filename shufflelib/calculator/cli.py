@@ -14,6 +14,8 @@ import textwrap
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from threadpoolctl import threadpool_limits
+
 from ..bounds.base import NotApplicableError
 from . import registry
 from .base import QUESTIONS, Argument, Family, Question, shorten
@@ -152,7 +154,10 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
         family = registry.family_of(args.bound, list(families))
         try:
             values = family.parse(question, _family_texts(question, family, args, families))
-            record = {"question": question.command, **family.answer(question, args.bound, values)}
+            # One BLAS thread: the answers' matrix products are small, and idle BLAS threads
+            # spinning after each one cost CPU without saving time.
+            with threadpool_limits(limits=1, user_api="blas"):
+                record = {"question": question.command, **family.answer(question, args.bound, values)}
             key = family.answer_key(question, args.bound)
             answer = record[key]
         except NotApplicableError as exc:
