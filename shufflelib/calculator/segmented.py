@@ -25,7 +25,13 @@ from typing import Any
 from ..bounds.base import NotApplicableError, soundness_record
 from ..composition import profile_model
 from ..segmented.group import GROUP_FORMS
-from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
+from ..segmented.optimize import (
+    COMPOSED_ENVELOPE_POINTS,
+    check_user,
+    max_reporting_probability,
+    slots_for,
+    user_curve,
+)
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
@@ -186,7 +192,7 @@ class SegmentedFamily(Family):
         options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
 
         def curve(lam: float):
-            return user_curve(n, m, d, s, lam, **options)
+            return user_curve(n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, **options)
 
         rounds = profile_model(
             lambda lam: curve(lam).delta,
