@@ -41,6 +41,7 @@ import numpy as np
 from scipy.stats import binom
 
 from .._validation import check_in_range, check_int, check_positive, check_probability
+from ..bounds.clone_pair import binomial_interval_mass
 from ..curves import PrivacyCurve
 from .clone_pairs import block_starts, mixture_delta, pair_blocks
 
@@ -146,15 +147,8 @@ class ExactItemCurve(PrivacyCurve):
 
 
 def _range_mass(starts: np.ndarray, ends: np.ndarray, lo: int, hi: int, n: int, g: float) -> np.ndarray:
-    """``Pr[Bin(n, g) in [max(start, lo), min(end, hi)]]`` per block."""
+    """``Pr[Bin(n, g) in [max(start, lo), min(end, hi)]]`` per block, without cancellation."""
     a, b = np.maximum(starts, lo), np.minimum(ends, hi)
-    out = np.zeros(a.shape)
-    ok = a <= b
     if g >= 1.0:
-        out[ok & (a <= n) & (b >= n)] = 1.0
-        return out
-    right = a > n * g
-    left_part = binom.cdf(b, n, g) - binom.cdf(a - 1.0, n, g)
-    right_part = binom.sf(a - 1.0, n, g) - binom.sf(b, n, g)
-    out[ok] = np.maximum(np.where(right, right_part, left_part), 0.0)[ok]
-    return out
+        return ((a <= b) & (a <= n) & (b >= n)).astype(float)
+    return binomial_interval_mass(a, b, n, g)
