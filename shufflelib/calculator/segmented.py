@@ -20,6 +20,7 @@ probability ``λ`` that reaches ``(--eps, --delta)`` (the record's ``lam``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..bounds.base import NotApplicableError, soundness_record
@@ -191,6 +192,7 @@ class SegmentedFamily(Family):
         n, m, d, s, group = (record[key] for key in ("n", "m", "d", "s", "group"))
         options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
 
+        @lru_cache(maxsize=8)  # one curve per λ: its profile, ε and the baselines' ε read the same
         def curve(lam: float):
             return user_curve(n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, **options)
 
