@@ -324,7 +324,8 @@ class BinomialSum:
         Probabilities of ``C = start, start + step, ...`` (sums of positive terms, each
         accurate to a relative ``~1e-13`` beyond the binomials' :data:`BINOM_RTOL`; on a grid
         coarser than 128, each binomial's block masses are differences of its distribution
-        functions on the side away from the mean, :func:`binomial_interval_mass`: measured
+        functions on the side away from the mean,
+        :func:`~shufflelib.bounds.clone_pair.binomial_interval_mass`: measured
         within ``1e-12`` of the sums).
     tail_low, tail_high
         Upper bounds on ``P(C < start)`` and ``P(C > start + step·(len(pmf) − 1))``.

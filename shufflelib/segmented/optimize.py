@@ -169,7 +169,7 @@ def user_curve(
     (:class:`~shufflelib.curves.MonotoneEnvelope` on ``points`` geometric grid points, its
     default if ``None``; valid whatever the grid): the group step and the rounding allowance of
     the item curve both grow with ε, so the raw product is not monotone. A composed round
-    passes :data:`COMPOSED_ENVELOPE_POINTS`.
+    passes :data:`~shufflelib.segmented.optimize.COMPOSED_ENVELOPE_POINTS`.
     Its :meth:`~shufflelib.curves.PrivacyCurve.epsilon` is ``inf`` where no finite ε reaches δ
     (e.g. integer ``m`` with ``λ < 1``: the number of messages reveals the report).
 
@@ -177,6 +177,8 @@ def user_curve(
     --------
     >>> curve = user_curve(5000, 1.8, 17, 4, 0.5)
     >>> 0.4 < curve.epsilon(2e-6) < 0.6
+    True
+    >>> user_curve(5000, 1.8, 17, 4, 0.5, points=COMPOSED_ENVELOPE_POINTS).epsilon(2e-6) == curve.epsilon(2e-6)
     True
     >>> user_curve(2, 1.0, 3, 1, 0.5, accounting="exact").epsilon(1e-3)
     inf
