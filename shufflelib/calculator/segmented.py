@@ -20,6 +20,7 @@ probability ``λ`` that reaches ``(--eps, --delta)`` (the record's ``lam``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -196,10 +197,13 @@ class SegmentedFamily(Family):
         def curve(lam: float):
             return user_curve(n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, **options)
 
-        rounds = profile_model(
-            lambda lam: curve(lam).delta,
-            lambda lam, delta: float(curve(lam).epsilon(delta)),
-            lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
+        rounds = replace(
+            profile_model(
+                lambda lam: curve(lam).delta,
+                lambda lam, delta: float(curve(lam).epsilon(delta)),
+                lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
+            ),
+            top=1.0,
         )
         if question.command == "eps0":
             x, y = values["eps"], values["delta"]
