@@ -108,6 +108,8 @@ def composed() -> list[list[str]]:
     ]
     for head, rounds in itertools.product(families, ("1000", str(MAX_ROUNDS))):
         out.append(["eps0", *head, "--compose", rounds, "--eps", "1", "--delta", "1e-6"])
+    # At n = 10^9 the segmented answer above is its top, λ = 1; below it, a search.
+    out.append(["eps0", *segmented[1], "--compose", "1000", "--eps", "0.05", "--delta", "1e-6"])
     # The segmented family's epsilon and delta questions composed (every λ a profile of the exact
     # item curve), at n = 2 too.
     for head in [*segmented, ["--bound", "segmented-exact", "--n", NS[0], "--m", "1.5", "--d", "17", "--s", "4"]]:
