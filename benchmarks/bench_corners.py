@@ -9,7 +9,8 @@ the process total); Python's start-up (about a second)
 is not included. Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
 Gaussian levels with a local δ), the population bounds (laws at both ends, 10^9 dummies, both
 dummy modes), the segmented bounds (large ``s``, both group forms, many slots) and the
-``--compose`` questions (10,000 rounds; the paper families' ε₀ question at 1,000 and 10,000).
+``--compose`` questions (10,000 rounds; the paper families' ε₀ question at 1,000 and 10,000, the
+segmented family's ε and δ questions).
 
 The slowest questions are then re-timed each in a fresh process (CPU of the child, net of the
 start-up), which is what a user of the calculator waits for.
@@ -96,15 +97,25 @@ def composed() -> list[list[str]]:
         for eps, delta in itertools.product(("1e-6", "1"), ("5e-324", "1e-6")):
             out.append(["eps0", *head, "--eps", eps, "--delta", delta])
     # The paper families composed: the eps0 question (the slowest) at 1,000 and 10,000 rounds.
+    segmented = [
+        ["--bound", "segmented-exact", "--n", n, "--m", "1.5", "--d", "17", "--s", "4"] for n in ("5000", NS[1])
+    ]
     families = [
         ["--bound", "pop-tight", "--population", "poisson:1000000"],
         ["--bound", "pop-tight", "--population", "poisson:1000000000"],
         ["--bound", "pers-clones", "--randomizer", "rr", "--eps0", "0.5,1,2", "--counts", "1,33333333,1000000"],
         ["--bound", "pers-clones", "--randomizer", "rr", "--eps0", "1", "--counts", "1000000000"],
-        ["--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--d", "17", "--s", "4"],
+        *segmented,
     ]
     for head, rounds in itertools.product(families, ("1000", str(MAX_ROUNDS))):
         out.append(["eps0", *head, "--compose", rounds, "--eps", "1", "--delta", "1e-6"])
+    # At n = 10^9 the segmented answer above is its top, λ = 1; below it, a search.
+    out.append(["eps0", *segmented[1], "--compose", "1000", "--eps", "0.05", "--delta", "1e-6"])
+    # The segmented family's epsilon and delta questions composed (every λ a profile of the exact
+    # item curve), at n = 2 too.
+    for head in [*segmented, ["--bound", "segmented-exact", "--n", NS[0], "--m", "1.5", "--d", "17", "--s", "4"]]:
+        out.append(["epsilon", *head, "--compose", str(MAX_ROUNDS), "--lam", "1", "--delta", "1e-6"])
+        out.append(["delta", *head, "--compose", str(MAX_ROUNDS), "--lam", "0.5", "--eps", "1"])
     return out
 
 

@@ -186,6 +186,28 @@ def test_coarse_grid_and_grouping_are_stochastically_smaller():
     assert grouped.grouped and grouped.mean < direct.mean  # smallest q of each bin: fewer clones
 
 
+def test_a_very_coarse_grid_takes_the_block_masses_of_each_binomial():
+    """Beyond a step of 128 each binomial's block masses come from its distribution functions: they
+    match the sums of its pmf over the blocks, convolved."""
+    q, c = np.array([0.3, 0.6]), np.array([200_000, 300_000])
+    coarse = CloneCount.from_binomials(q, c, max_direct=1e3)
+    assert coarse.step > 128
+    law = np.array([1.0])
+    for q_g, c_g in zip(q, c, strict=True):
+        x = np.arange(c_g + 1)
+        law = np.convolve(law, np.bincount(x // coarse.step, weights=stats.binom.pmf(x, c_g, q_g)))
+    exact = law[coarse.start // coarse.step :][: coarse.pmf.size]
+    # Never below (relative 1e-11, or the mass cut off beyond the ranges: 1e-30 per side and
+    # product); above only by the masses' rounding allowance (BINOM_RTOL per cdf value), whose
+    # total bounds every point's excess.
+    excess = coarse.pmf - exact
+    assert np.all(excess >= -(1e-11 * exact + 1e-29))
+    total = float(coarse.pmf.sum() - exact.sum())
+    assert 0.0 <= total <= 1e-6
+    assert np.all(excess <= 1e-11 * exact + 1e-29 + total)
+    assert coarse.pmf.sum() > 1 - 1e-12
+
+
 @pytest.mark.parametrize(("n", "q"), [(10**9, 0.48), (999_899_998, 0.3), (10**9, 0.999), (123_456_789, 0.731)])
 def test_binomial_pmf_runs_keep_the_accuracy_of_scipy(n, q):
     """Runs of a binomial pmf (anchors by scipy, ratios in between) against 30-digit mpmath."""

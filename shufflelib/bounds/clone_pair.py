@@ -76,7 +76,7 @@ __all__ = [
     "binomial_pmf_rows",
     "binomial_shortfall",
     "binomial_range",
-    "binomial_block_masses",
+    "binomial_interval_mass",
     "binomial_blocks",
     "BinomialSum",
     "clone_pair_terms",
@@ -229,6 +229,33 @@ def binomial_range(trials: int, prob: float, tail: float) -> tuple[int, int]:
     return low, max(high, low)
 
 
+def binomial_interval_mass(a: object, b: object, trials: object, prob: object) -> tuple[np.ndarray, np.ndarray]:
+    """``Pr(a <= X <= b)`` for ``X ~ Bin(trials, prob)``, elementwise (0 where ``a > b``), and a
+    bound on its rounding error.
+
+    A difference of survival functions where ``a`` is right of the mean, of distribution
+    functions elsewhere (each evaluated only where used): the smaller tail is subtracted,
+    so no value near 1 cancels. The error bound is :data:`BINOM_RTOL` times the sum of the
+    two values (plus ``1e-300``): a block mass plus its error keeps a mixture over blocks an
+    upper bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mass, err = binomial_interval_mass([0, 3, 5], [2, 4, 4], 4, 0.5)  # 11/16, 5/16 and an empty block
+    >>> [round(float(v), 12) for v in mass], bool(np.all(err < 1e-8))
+    ([0.6875, 0.3125, 0.0], True)
+    """
+    a, b, t, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (a, b, trials, prob)))
+    upper, lower = np.zeros(a.shape), np.zeros(a.shape)
+    right = (a <= b) & (a > t * p)
+    left = (a <= b) & ~right
+    upper[left], lower[left] = binom.cdf(b[left], t[left], p[left]), binom.cdf(a[left] - 1.0, t[left], p[left])
+    upper[right], lower[right] = binom.sf(a[right] - 1.0, t[right], p[right]), binom.sf(b[right], t[right], p[right])
+    used = left | right
+    return np.maximum(upper - lower, 0.0), np.where(used, BINOM_RTOL * (upper + lower) + 1e-300, 0.0)
+
+
 @lru_cache(maxsize=64)
 def binomial_blocks(trials: int, prob: float, blocks: int = _BLOCKS) -> tuple[np.ndarray, np.ndarray]:
     """Blocks covering the support of ``Bin(trials, prob)``: their first points and masses.
@@ -240,7 +267,7 @@ def binomial_blocks(trials: int, prob: float, blocks: int = _BLOCKS) -> tuple[np
     ``blocks`` (default 2048) blocks of equal width (width 1, i.e. exact, when it has fewer
     points); each outer range up to tail mass ``_TAIL`` into ``_OUTER_BLOCKS``
     blocks; each remaining tail is one block. Masses are rounded up by their error bound
-    (:func:`binomial_block_masses`), so they sum to slightly more than 1.
+    (:func:`binomial_interval_mass`), so they sum to slightly more than 1.
 
     Examples
     --------
@@ -267,35 +294,8 @@ def binomial_blocks(trials: int, prob: float, blocks: int = _BLOCKS) -> tuple[np
         )
     )
     start, stop = edges[:-1], edges[1:] - 1.0  # inclusive block [start, stop]
-    mass, err = binomial_block_masses(start, stop, np.full(start.shape, float(trials)), prob)
+    mass, err = binomial_interval_mass(start, stop, trials, prob)
     return start, mass + err
-
-
-def binomial_block_masses(
-    start: np.ndarray, stop: np.ndarray, trials: np.ndarray, prob: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """``Pr(start <= Bin(trials, prob) <= stop)`` for each block, and a bound on its rounding error.
-
-    Each mass is a difference of the two cdf values for a block below the mean, of the two
-    sf values otherwise (the smaller tail: no cancellation of values near 1); its error bound
-    is :data:`BINOM_RTOL` times the sum of the two values (plus ``1e-300``): adding it to a
-    block's mass keeps a mixture over the blocks an upper bound.
-
-    Examples
-    --------
-    >>> mass, err = binomial_block_masses(np.array([0.0, 3.0]), np.array([2.0, 4.0]), np.array([4.0, 4.0]), 0.5)
-    >>> (mass * 16).round(12).tolist(), bool(np.all(err < 1e-8))  # 1 + 4 + 6 and 4 + 1
-    ([11.0, 5.0], True)
-    """
-    start, stop, trials = (np.asarray(a, dtype=float) for a in (start, stop, trials))
-    low = stop <= trials * prob
-    high = ~low
-    upper, lower = np.empty(start.shape), np.empty(start.shape)
-    upper[low] = binom.cdf(stop[low], trials[low], prob)
-    lower[low] = binom.cdf(start[low] - 1.0, trials[low], prob)
-    upper[high] = binom.sf(start[high] - 1.0, trials[high], prob)
-    lower[high] = binom.sf(stop[high], trials[high], prob)
-    return np.maximum(upper - lower, 0.0), BINOM_RTOL * (upper + lower) + 1e-300
 
 
 def _bernstein_range(c: np.ndarray, q: np.ndarray, tail: float) -> tuple[np.ndarray, np.ndarray]:
@@ -328,7 +328,11 @@ class BinomialSum:
         Smallest count represented.
     pmf
         Probabilities of ``C = start, start + step, ...`` (sums of positive terms, each
-        accurate to a relative ``~1e-13`` beyond the binomials' :data:`BINOM_RTOL`).
+        accurate to a relative ``~1e-13`` beyond the binomials' :data:`BINOM_RTOL`; on a grid
+        coarser than 128, each binomial's block masses are differences of its distribution
+        functions on the side away from the mean,
+        :func:`~shufflelib.bounds.clone_pair.binomial_interval_mass`, rounded up by their
+        error bound; measured within ``1e-12`` of the sums before rounding).
     tail_low, tail_high
         Upper bounds on ``P(C < start)`` and ``P(C > start + step·(len(pmf) − 1))``.
     trials
@@ -373,7 +377,9 @@ class BinomialSum:
         keep their relative accuracy, so δ stays accurate down to ~``tail``). When a product
         would exceed ``max_direct`` multiply-adds, every binomial ``X`` is first replaced by
         ``step · floor(X / step)`` for the smallest ``step`` that fits — a stochastically
-        smaller count, hence a larger (valid) δ; the shift is at most ``G (step − 1)`` clones.
+        smaller count, hence a larger (valid) δ; the shift is at most ``G (step − 1)`` clones
+        (beyond ``step = 128`` each block's mass comes from the distribution functions rather
+        than from its ``step`` pmf terms).
         More than ``max_groups`` distinct ``q`` are merged into that many bins of equal width
         in ``q``, each bin using its **smallest** ``q`` (fewer clones: again a valid δ).
 
@@ -427,12 +433,15 @@ class BinomialSum:
         lo, hi = _bernstein_range(c, q, tail / max(q.size, 1))
         widths = hi - lo + 1
         step = _grid_step(widths, max_direct)
-        pieces = []
-        for a, b, n_g, q_g in zip(lo, hi, c, q, strict=True):
-            piece = _binomial_pmf_run(float(n_g), float(q_g), int(a), int(b))
-            first = int(a) // step  # X -> step * floor(X / step): block sums of positive terms
-            padded = np.concatenate([np.zeros(int(a) - first * step), piece])
-            pieces.append((first, np.add.reduceat(padded, np.arange(0, padded.size, step))))
+        if step > _MASS_STEP:
+            pieces = _coarse_pieces(c, q, lo, hi, step)
+        else:
+            pieces = []
+            for a, b, n_g, q_g in zip(lo, hi, c, q, strict=True):
+                piece = _binomial_pmf_run(float(n_g), float(q_g), int(a), int(b))
+                first = int(a) // step  # X -> step * floor(X / step): block sums of positive terms
+                padded = np.concatenate([np.zeros(int(a) - first * step), piece])
+                pieces.append((first, np.add.reduceat(padded, np.arange(0, padded.size, step))))
         start, pmf, low, high = _tree_convolve(pieces, tail)
         return cls(start * step, pmf, float(tail) + low, float(tail) + high, trials, grouped, step)
 
@@ -475,6 +484,10 @@ class BinomialSum:
 _ANCHOR_SPACING = 64
 #: Anchors below this pmf are not used: their runs are computed point by point.
 _ANCHOR_FLOOR = 1e-280
+#: On a grid coarser than this, :meth:`BinomialSum.from_binomials` takes each block's mass from
+#: the distribution functions (two evaluations per block) rather than summing its pmf terms
+#: (one evaluation per :data:`_ANCHOR_SPACING` terms, then a product per term).
+_MASS_STEP = 2 * _ANCHOR_SPACING
 
 
 def _binomial_pmf_run(trials: float, prob: float, lo: int, hi: int) -> np.ndarray:
@@ -548,6 +561,22 @@ def binomial_pmf_rows(
         out[slow] = binom.pmf(x[slow], trials[slow, None], prob[slow, None])
     out = np.where((x >= 0.0) & (x <= trials[:, None]), out, 0.0)
     return out[:, :width]
+
+
+def _coarse_pieces(
+    counts: np.ndarray, q: np.ndarray, lo: np.ndarray, hi: np.ndarray, step: int
+) -> list[tuple[int, np.ndarray]]:
+    """The pmfs of ``step · floor(X_g / step)``, ``X_g ~ Bin(counts[g], q[g])`` cut to ``[lo[g], hi[g]]``,
+    as ``(first multiple of step, masses)`` pieces: one :func:`binomial_interval_mass` per block, at once."""
+    first, last = lo // step, hi // step
+    sizes = last - first + 1
+    group = np.repeat(np.arange(sizes.size), sizes)
+    block = first[group] + np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    a = np.maximum(block * step, lo[group])
+    b = np.minimum((block + 1) * step - 1, hi[group])
+    mass, err = binomial_interval_mass(a, b, counts[group], q[group])
+    mass = np.split(mass + err, np.cumsum(sizes)[:-1])
+    return [(int(f), m) for f, m in zip(first, mass, strict=True)]
 
 
 def _grid_step(widths: np.ndarray, max_direct: float) -> int:

@@ -66,7 +66,7 @@ import numpy as np
 
 from ..curves import invert_profile
 from .base import ProfileBound
-from .clone_pair import _bernstein_range, binomial_block_masses, binomial_blocks, binomial_range, clone_pair_delta
+from .clone_pair import _bernstein_range, binomial_blocks, binomial_interval_mass, binomial_range, clone_pair_delta
 from .clones import _gaussian_dp_epsilon
 from .stronger_clones import StrongerClones
 
@@ -146,9 +146,9 @@ def _kept_blocks(
     row = np.broadcast_to(np.arange(m.size)[:, None], start.shape)
     keep = (start <= stop) & (start >= 1.0)  # T = 0: the victim's report was not kept, both laws agree
     start, stop, m, w = start[keep], stop[keep], m[row[keep]], w[row[keep]]
-    mass, mass_err = binomial_block_masses(start, stop, m, s)
+    mass, mass_err = binomial_interval_mass(start, stop, m, s)
     # The block's mean of T: E[T; block] = m s Pr(Bin(m − 1, s) in [start − 1, stop − 1]).
-    shifted, shifted_err = binomial_block_masses(start - 1.0, stop - 1.0, m - 1.0, s)
+    shifted, shifted_err = binomial_interval_mass(start - 1.0, stop - 1.0, m - 1.0, s)
     positive = (mass > 0.0) & (shifted > 0.0)
     mean = np.clip(m * s * shifted / np.where(positive, mass, 1.0), start, stop)
     mean_err = np.where(

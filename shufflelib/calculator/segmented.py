@@ -20,12 +20,20 @@ probability ``λ`` that reaches ``(--eps, --delta)`` (the record's ``lam``).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 from ..bounds.base import NotApplicableError, soundness_record
 from ..composition import profile_model
 from ..segmented.group import GROUP_FORMS
-from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
+from ..segmented.optimize import (
+    COMPOSED_ENVELOPE_POINTS,
+    check_user,
+    max_reporting_probability,
+    slots_for,
+    user_curve,
+)
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
@@ -185,13 +193,17 @@ class SegmentedFamily(Family):
         n, m, d, s, group = (record[key] for key in ("n", "m", "d", "s", "group"))
         options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
 
+        @lru_cache(maxsize=8)  # one curve per λ: its profile, ε and the baselines' ε read the same
         def curve(lam: float):
-            return user_curve(n, m, d, s, lam, **options)
+            return user_curve(n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, **options)
 
-        rounds = profile_model(
-            lambda lam: curve(lam).delta,
-            lambda lam, delta: float(curve(lam).epsilon(delta)),
-            lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
+        rounds = replace(
+            profile_model(
+                lambda lam: curve(lam).delta,
+                lambda lam, delta: float(curve(lam).epsilon(delta)),
+                lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
+            ),
+            top=1.0,
         )
         if question.command == "eps0":
             x, y = values["eps"], values["delta"]

@@ -35,7 +35,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
-from ..bounds.clone_pair import binomial_block_masses, binomial_pmf_rows
+from ..bounds.clone_pair import binomial_interval_mass, binomial_pmf_rows
 from ..bounds.clones import BINOM_RTOL, binomial_range
 from .pld import LossDistribution
 
@@ -93,7 +93,7 @@ def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[
     width = math.ceil((hi - lo + 1) / round_blocks(hi - lo + 1, blocks))
     start = np.arange(lo, hi + 1, width, dtype=float)
     stop = np.append(start[1:] - 1.0, float(trials))  # the last block absorbs the upper tail
-    mass, err = binomial_block_masses(start, stop, np.full(start.shape, float(trials)), prob)
+    mass, err = binomial_interval_mass(start, stop, trials, prob)
     return start, mass + err, float(binom.cdf(lo - 1.0, trials, prob)) * (1.0 + BINOM_RTOL)
 
 

@@ -172,6 +172,10 @@ class RoundModel:
         coarse stage, for a model whose cost does not shrink with the grid, e.g. a profile).
     smallest
         Smallest local parameter :func:`largest_composed` tries (default: the box's ``EPS0_MIN``).
+    top
+        Largest local parameter ``largest`` returns (e.g. ``λ = 1``), or ``None`` (the default):
+        when ``largest`` returns it, one round's ε there (often far below the target) aims the
+        first step of :func:`largest_composed`.
     cap
         ``cap(x)``: an ε at which one round is pure DP (``eps0``), or ``None`` (the default).
 
@@ -193,6 +197,7 @@ class RoundModel:
     coarse: float = 1.0
     smallest: float = EPS0_MIN
     cap: Callable[[float], float | None] = field(default=lambda x: None)
+    top: float | None = None
 
     def curve(
         self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
@@ -467,16 +472,17 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     bottom, top = math.log(lo), math.log(hi)
     # Start about where one round reaches eps / sqrt(rounds) (composed ε grows about like
     # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
-    # and at hi (which is eps).
+    # and at hi (which is eps, unless hi is the model's top).
     t = max(top - 0.5 * math.log(rounds), bottom)
     slope = 1.0  # of log(composed ε) in log x: first that of one round's ε (the secant), else 1
     if t < top:
         try:
             single = float(model.epsilon(math.exp(t), delta))
+            at_hi = float(model.epsilon(hi, delta)) if model.top is not None and hi >= model.top else eps
         except (NotApplicableError, ValueError):
-            single = math.nan
-        if 0.0 < single < eps:
-            slope = max((math.log(eps) - math.log(single)) / (top - t), 0.1)
+            single = at_hi = math.nan
+        if 0.0 < single < at_hi <= eps:
+            slope = max((math.log(at_hi) - math.log(single)) / (top - t), 0.1)
             t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
     a = b = fa = fb = start = math.nan
     last: tuple[float, float] | None = None

@@ -179,7 +179,7 @@ class CloneCount:
             return starts, np.maximum(masses, 0.0), self.dropped
         stops = np.append(starts[1:] - 1.0, float(hi))
         d = self.dist
-        # The difference of the smaller tail, rounded up by its error (as binomial_block_masses).
+        # The difference of the smaller tail, rounded up by its error (as binomial_interval_mass).
         low = stops <= d.mean()
         upper = np.where(low, d.cdf(stops), d.sf(starts - 1.0))
         lower = np.where(low, d.cdf(starts - 1.0), d.sf(stops))

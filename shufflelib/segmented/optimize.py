@@ -54,6 +54,7 @@ __all__ = [
     "item_curve",
     "check_user",
     "user_curve",
+    "COMPOSED_ENVELOPE_POINTS",
     "max_reporting_probability",
     "blanket_threshold",
     "lambda_grid",
@@ -67,6 +68,12 @@ ACCOUNTINGS = ("theorem3", "exact")
 _RTOL = 1e-6
 #: Largest ``m`` searched by :func:`blanket_threshold`.
 M_MAX = 1e4
+#: Grid points of the running minimum of :func:`user_curve` in a composed round (each point
+#: costs an evaluation of the item curve at every block; a single round uses
+#: :class:`~shufflelib.curves.MonotoneEnvelope`'s default, 256). The composition samples the
+#: profile on its own grid and takes its running minimum there, so this grid only sets the
+#: profile's floor (its value at large ε, where the group factor makes the product rise).
+COMPOSED_ENVELOPE_POINTS = 16
 
 
 def slots_for(m: float, gamma_max: float = 1.0) -> int:
@@ -154,12 +161,15 @@ def user_curve(
     accounting: str = "theorem3",
     group: str = "paper",
     gamma_max: float = 1.0,
+    points: int | None = None,
 ) -> PrivacyCurve:
     """The user-level privacy curve (group privacy over ``s`` items) on the box of :func:`check_user`.
 
     The item curve after group privacy is replaced by its running minimum
-    (:class:`~shufflelib.curves.MonotoneEnvelope`, still valid): the group step and the
-    rounding allowance of the item curve both grow with ε, so the raw product is not monotone.
+    (:class:`~shufflelib.curves.MonotoneEnvelope` on ``points`` geometric grid points, its
+    default if ``None``; valid whatever the grid): the group step and the rounding allowance of
+    the item curve both grow with ε, so the raw product is not monotone. A composed round
+    passes :data:`~shufflelib.segmented.optimize.COMPOSED_ENVELOPE_POINTS`.
     Its :meth:`~shufflelib.curves.PrivacyCurve.epsilon` is ``inf`` where no finite ε reaches δ
     (e.g. integer ``m`` with ``λ < 1``: the number of messages reveals the report).
 
@@ -168,13 +178,16 @@ def user_curve(
     >>> curve = user_curve(5000, 1.8, 17, 4, 0.5)
     >>> 0.4 < curve.epsilon(2e-6) < 0.6
     True
+    >>> user_curve(5000, 1.8, 17, 4, 0.5, points=COMPOSED_ENVELOPE_POINTS).epsilon(2e-6) == curve.epsilon(2e-6)
+    True
     >>> user_curve(2, 1.0, 3, 1, 0.5, accounting="exact").epsilon(1e-3)
     inf
     """
     n, m, d, s = check_user(n, m, d, s)
     lam = check_in_range("lam", lam, 0.0, 1.0)
+    grid = {} if points is None else {"points": check_int("points", points, minimum=2)}
     item = item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max)
-    return MonotoneEnvelope(GroupCurve(item, s, group))
+    return MonotoneEnvelope(GroupCurve(item, s, group), **grid)
 
 
 def _target(level_eps: float, s: int, delta: float, group: str) -> tuple[float, float]:
