@@ -14,6 +14,7 @@ import pytest
 
 from shufflelib.__main__ import main
 
+SEG2 = ["--bound", "segmented-exact", "--n", "2", "--m", "1.5", "--d", "17", "--s", "4"]
 PERS = ["--randomizer", "rr"]
 CASES = [
     # uniform family: the box's edges
@@ -390,6 +391,17 @@ CASES = [
             "--eps",
             "0.5",
         ],
+        0,
+        None,
+    ),
+    # Composed segmented rounds at n = 2: one round's δ is 1 at every ε (no finite ε; δ = 1),
+    # and the largest λ of one round is 0 (so of every number of rounds).
+    (["epsilon", *SEG2, "--lam", "1", "--compose", "2", "--delta", "1e-6"], 1, "no finite eps"),
+    (["epsilon", *SEG2, "--lam", "0.5", "--compose", "10000", "--delta", "1e-6"], 1, "no finite eps"),
+    (["delta", *SEG2, "--lam", "1", "--compose", "10000", "--eps", "1"], 0, None),
+    (
+        ["eps0", "--bound", "segmented-exact", "--n", "2", "--m", "10000", "--d", "1e9", "--s", "1000"]
+        + ["--compose", "1000", "--eps", "1", "--delta", "1e-6"],
         0,
         None,
     ),

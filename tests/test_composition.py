@@ -235,3 +235,12 @@ def test_itertools_product_check_is_exhaustive():
     p = np.array([0.2, 0.3, 0.5])
     expected = [a * b * c for a, b, c in itertools.product(p, repeat=3)]
     assert np.allclose(_product(p, 3), expected)
+
+
+def test_a_round_with_every_loss_infinite_composes_to_delta_one():
+    # One round reveals the input with certainty: so do any number of rounds (no window to fit).
+    blind = from_log_pmfs(np.log([0.5, 0.5]), np.array([-np.inf, -np.inf]), step=1e-3)
+    assert blind.inf_mass == 1.0
+    composed = compose([(blind, 10_000)])
+    assert composed.rounds == 10_000 and composed.inf_mass == 1.0
+    assert composed.delta(1e3) == 1.0

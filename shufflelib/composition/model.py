@@ -444,6 +444,8 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
     hi = model.largest(eps, delta)
+    if hi <= 0.0:  # one round reaches the target only at x = 0 (a victim who never reports): so do T
+        return 0.0
 
     scores: dict[tuple[float, int], float] = {}
     two_stages = model.coarse != 1.0

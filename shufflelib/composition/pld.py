@@ -443,6 +443,18 @@ def compose(
     tail = check_positive("tail", tail)
     if tail >= 0.5:
         raise ValueError(f"tail must be in (0, 0.5), got {tail!r}")
+    if any(not np.any(ld.mass > 0.0) for ld, _ in parts):  # a round with every loss infinite
+        return LossDistribution(
+            step=step,
+            offset=0,
+            mass=np.zeros(1),
+            inf_mass=1.0,
+            pessimistic=pessimistic,
+            rounds=sum(count * ld.rounds for ld, count in parts),
+            tail_mass=sum(count * ld.tail_mass for ld, count in parts),
+            rounding=sum(count * ld.rounding for ld, count in parts),
+            max_loss=math.inf,
+        )
     lo, hi = _window(parts, tail)
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
