@@ -20,12 +20,14 @@ from shufflelib.segmented.baselines import (
 )
 from shufflelib.segmented.group import item_budget
 from shufflelib.segmented.optimize import (
+    COMPOSED_RESOLUTIONS,
     blanket_threshold,
     item_curve,
     lambda_grid,
     max_reporting_probability,
     optimize_parameters,
     slots_for,
+    user_curve,
 )
 from shufflelib.segmented.protocol import mse_bound
 
@@ -156,3 +158,16 @@ def test_calculator_family():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize("n", [30, 100])
+def test_composed_rounds_coarser_blocks_stay_above_the_exact_item_curve(n):
+    # Coarser blocks of the exact item curve (a composed round's): still an upper bound on the
+    # curve computed with one block per count, and not far above it.
+    eps = np.linspace(0.05, 2.0, 12)
+    exact = user_curve(n, 1.5, 17, 4, 0.5, accounting="exact", resolutions=(None, None)).delta(eps)
+    coarse = user_curve(n, 1.5, 17, 4, 0.5, accounting="exact", resolutions=COMPOSED_RESOLUTIONS).delta(eps)
+    live = exact > 1e-12
+    assert live.sum() >= 6
+    assert np.all(coarse[live] >= exact[live] * (1.0 - 1e-9))
+    assert np.all(coarse[live] <= 2.0 * exact[live])

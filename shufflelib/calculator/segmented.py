@@ -29,6 +29,7 @@ from ..composition import profile_model
 from ..segmented.group import GROUP_FORMS
 from ..segmented.optimize import (
     COMPOSED_ENVELOPE_POINTS,
+    COMPOSED_RESOLUTIONS,
     check_user,
     max_reporting_probability,
     slots_for,
@@ -195,7 +196,9 @@ class SegmentedFamily(Family):
 
         @lru_cache(maxsize=8)  # one curve per λ: its profile, ε and the baselines' ε read the same
         def curve(lam: float):
-            return user_curve(n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, **options)
+            return user_curve(
+                n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, resolutions=COMPOSED_RESOLUTIONS, **options
+            )
 
         rounds = replace(
             profile_model(

@@ -55,6 +55,7 @@ __all__ = [
     "check_user",
     "user_curve",
     "COMPOSED_ENVELOPE_POINTS",
+    "COMPOSED_RESOLUTIONS",
     "max_reporting_probability",
     "blanket_threshold",
     "lambda_grid",
@@ -74,6 +75,12 @@ M_MAX = 1e4
 #: profile on its own grid and takes its running minimum there, so this grid only sets the
 #: profile's floor (its value at large ε, where the group factor makes the product rise).
 COMPOSED_ENVELOPE_POINTS = 16
+#: Block widths ``(t_resolution, resolution)`` of the exact item curve in a composed round
+#: (:class:`~shufflelib.segmented.exact_item.ExactItemCurve`; coarser than its defaults, still
+#: valid): the clone-pair evaluations at 10^9 users cost about 12 µs each, and a round's
+#: profile is sampled at about 200 ε. eps0 at 1,000 rounds, ε = 0.05, n = 10^9: 6.0 -> 1.7
+#: CPU s, the answer 6e-6 lower; ε = 1, n = 5000: 0.7 % lower ((0.5, 0.2): 2.1 s and 0.55 %).
+COMPOSED_RESOLUTIONS = (0.5, 0.25)
 
 
 def slots_for(m: float, gamma_max: float = 1.0) -> int:
@@ -90,7 +97,14 @@ def slots_for(m: float, gamma_max: float = 1.0) -> int:
 
 
 def item_curve(
-    n: int, m: float, d: int, lam: float, *, accounting: str = "theorem3", gamma_max: float = 1.0
+    n: int,
+    m: float,
+    d: int,
+    lam: float,
+    *,
+    accounting: str = "theorem3",
+    gamma_max: float = 1.0,
+    resolutions: tuple[float | None, float | None] | None = None,
 ) -> PrivacyCurve:
     """The privacy curve of one item of a user with reporting probability ``λ``.
 
@@ -108,6 +122,9 @@ def item_curve(
         ``"theorem3"`` (the paper's pair) or ``"exact"`` (the exact single-item curve).
     gamma_max
         Cap on the sending probability of a slot (see :func:`slots_for`).
+    resolutions
+        ``(t_resolution, resolution)`` of the exact curve
+        (:class:`~shufflelib.segmented.exact_item.ExactItemCurve`; ``None``: its defaults).
 
     Returns
     -------
@@ -125,7 +142,8 @@ def item_curve(
         return pair_curve(poisson_item_pair(n, m, d, lam, slots=slots, convention="theorem3"))
     if accounting == "exact":
         n = check_int("n", n, minimum=1)
-        return ExactItemCurve(n * slots, min(1.0, m / slots), d, lam)
+        widths = {} if resolutions is None else dict(zip(("t_resolution", "resolution"), resolutions, strict=True))
+        return ExactItemCurve(n * slots, min(1.0, m / slots), d, lam, **widths)
     raise ValueError(f"accounting must be one of {', '.join(ACCOUNTINGS)}, got {accounting!r}")
 
 
@@ -162,6 +180,7 @@ def user_curve(
     group: str = "paper",
     gamma_max: float = 1.0,
     points: int | None = None,
+    resolutions: tuple[float | None, float | None] | None = None,
 ) -> PrivacyCurve:
     """The user-level privacy curve (group privacy over ``s`` items) on the box of :func:`check_user`.
 
@@ -169,7 +188,9 @@ def user_curve(
     (:class:`~shufflelib.curves.MonotoneEnvelope` on ``points`` geometric grid points, its
     default if ``None``; valid whatever the grid): the group step and the rounding allowance of
     the item curve both grow with ε, so the raw product is not monotone. A composed round
-    passes :data:`~shufflelib.segmented.optimize.COMPOSED_ENVELOPE_POINTS`.
+    passes :data:`~shufflelib.segmented.optimize.COMPOSED_ENVELOPE_POINTS` and
+    :data:`~shufflelib.segmented.optimize.COMPOSED_RESOLUTIONS` (``resolutions``, see
+    :func:`item_curve`).
     Its :meth:`~shufflelib.curves.PrivacyCurve.epsilon` is ``inf`` where no finite ε reaches δ
     (e.g. integer ``m`` with ``λ < 1``: the number of messages reveals the report).
 
@@ -186,7 +207,7 @@ def user_curve(
     n, m, d, s = check_user(n, m, d, s)
     lam = check_in_range("lam", lam, 0.0, 1.0)
     grid = {} if points is None else {"points": check_int("points", points, minimum=2)}
-    item = item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max)
+    item = item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max, resolutions=resolutions)
     return MonotoneEnvelope(GroupCurve(item, s, group), **grid)
 
 
