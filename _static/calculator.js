@@ -152,10 +152,12 @@
     for (let i = 0; i + 1 < sorted.length; i++) {
       const start = sorted[i], stop = sorted[i + 1] - 1;
       const [cdfStop, sfStop] = tails(stop), [cdfBefore, sfBefore] = tails(start - 1);
-      // subtract the smaller tail: no cancellation
-      const mass = stop <= trials * prob ? cdfStop - cdfBefore : sfBefore - sfStop;
+      // clone_pair.binomial_interval_mass: subtract the smaller tail (no cancellation) and
+      // round the mass up by its error bound
+      const left = start <= trials * prob;
+      const upper = left ? cdfStop : sfBefore, lower = left ? cdfBefore : sfStop;
       counts.push(start);
-      weights.push(Math.max(mass, 0));
+      weights.push(Math.max(upper - lower, 0) + BINOM_RTOL * (upper + lower) + 1e-300);
     }
     if (blockCache.size > 64) blockCache.delete(blockCache.keys().next().value);
     const blocks = { counts, weights };

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+from shufflelib.bounds.clone_pair import BINOM_RTOL
 from shufflelib.population.clone_count import clone_count, others_after_dummies
 from shufflelib.population.laws import (
     BinomialPopulation,
@@ -104,8 +105,9 @@ def test_adaptive_padding_to_one_message_changes_nothing():
 def test_clone_count_blocks_are_stochastically_smaller_and_keep_the_mass():
     count = clone_count(BinomialPopulation(10**7, 0.3), 1.0)
     starts, masses, dropped = count.blocks(512)
-    assert abs(masses.sum() + dropped - 1.0) < 1e-9
-    assert np.sum(starts * masses) <= count.mean()
+    # The mass is kept, rounded up by the cdf differences' allowance (2 BINOM_RTOL per block).
+    assert 0.0 <= masses.sum() + dropped - 1.0 <= 2.0 * BINOM_RTOL * masses.size
+    assert np.sum(starts * masses) / masses.sum() <= count.mean()
 
 
 @pytest.mark.parametrize(
