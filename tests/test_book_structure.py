@@ -167,3 +167,17 @@ def test_the_pdf_preamble_defines_the_website_macros() -> None:
     mathjax = config["mathjax3_config"]["tex"]["macros"]
     preamble = re.findall(r"\\(?:re)?newcommand\{\\(\w+)\}\{(.*)\}\s*$", config["latex_elements"]["preamble"], re.M)
     assert dict(preamble) == mathjax
+
+
+def test_the_pdf_edition_resolves_every_reference() -> None:
+    """A teacher's PDF shows no "??": the last LaTeX pass of the PDF edition found every label
+    (the exercises' included, see ``book/_ext/exercise_latex.py``). Needs the PDF build (CI)."""
+    log = ROOT / "_build" / "latex" / "shuffle-dp-book.log"
+    if not log.exists():
+        pytest.skip("the PDF edition is not built (jupyter-book build . --builder pdflatex)")
+    text = log.read_text(errors="replace")
+    assert "Output written on shuffle-dp-book.pdf" in text
+    # TeX wraps its log at 79 columns, inside names too: read it unwrapped.
+    missing = sorted(set(re.findall(r"(?:Hyper r|R)eference `([^']+)' on page", text.replace("\n", ""))))
+    assert not missing, missing
+    assert "There were undefined references" not in text
