@@ -51,7 +51,6 @@ from .._validation import (
 from ..bounds import NotApplicableError
 from ..bounds.base import profile_target
 from ..bounds.blanket import BlanketBennett
-from ..composition.clone_pld import BLOCKS
 from ..curves import PrivacyCurve, ProfileCurve
 from .baselines import (
     approximate_clone_term,
@@ -455,9 +454,9 @@ class SoundClones(PersonalizedBound):
         return lambda e: sound_delta(e, population, self.mechanism)
 
     def _round_profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
-        # The composed rounds' clone-count blocks, as for the core bounds' clone pairs: a
+        # The composed rounds' clone-count blocks, as the core bounds' clone pairs: a
         # stochastically smaller count, so a valid bound (answers move up by < 1e-4 relative).
-        return lambda e: sound_delta(e, population, self.mechanism, max_blocks=BLOCKS)
+        return lambda e: sound_delta(e, population, self.mechanism, composed=True)
 
 
 # ---------------------------------------------------------------- baselines

@@ -69,6 +69,7 @@ import numpy as np
 from scipy.special import ndtri
 
 from .._validation import check_array, check_int, check_positive
+from ..composition.clone_pld import round_blocks
 from ..curves import ProfileCurve
 from .clone_count import CloneCount, clone_pair_delta
 from .mechanisms import LocalMechanism
@@ -360,7 +361,7 @@ def sound_delta(
     *,
     group_ratio: float = 1.02,
     q_groups: int = 32,
-    max_blocks: int = _BLOCKS,
+    composed: bool = False,
 ) -> np.ndarray:
     """The sound personalized clone bound δ(ε) (vectorized over ε).
 
@@ -370,9 +371,10 @@ def sound_delta(
     ε a group is skipped as soon as its upper bound cannot exceed the current maximum,
     otherwise its truncation with the smallest screened value is evaluated (all such ε of a
     truncation in one call). Each returned value is a valid bound (any truncation of a group
-    is valid; skipped groups are dominated). ``max_blocks`` is the number of blocks of each
-    clone count (:meth:`~shufflelib.bounds.clone_pair.BinomialSum.blocks`; fewer is faster
-    and looser, still valid).
+    is valid; skipped groups are dominated). ``composed``: one round of a composition, whose
+    clone counts are grouped into the blocks of
+    :func:`~shufflelib.composition.clone_pld.round_blocks` (every count up to 1,024 values, else
+    128 blocks; 1,024 blocks otherwise): fewer is faster and looser, still valid.
 
     Examples
     --------
@@ -407,7 +409,8 @@ def sound_delta(
         for i, piece in enumerate(members):
             at = live[best == i]
             if at.size:
-                out[at] = np.maximum(out[at], piece.delta(flat[at], max_blocks))
+                blocks = round_blocks(piece.count.pmf.size) if composed else _BLOCKS
+                out[at] = np.maximum(out[at], piece.delta(flat[at], blocks))
     return out.reshape(e.shape)
 
 
