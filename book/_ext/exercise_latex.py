@@ -27,8 +27,7 @@ def _with_sphinx_label(visit: Callable[[object, Node], None]) -> Callable[[objec
     """``visit`` preceded by ``\\label{<docname>:<label>}`` (the form Sphinx's references use)."""
 
     def labelled(self, node: Node) -> None:
-        docname = node.get("docname") or self.builder.env.sphinx_exercise_registry[node["label"]]["docname"]
-        self.body.append("\\phantomsection\\label{\\detokenize{" + f"{docname}:{node['label']}" + "}}")
+        self.body.append("\\phantomsection\\label{\\detokenize{" + f"{node['docname']}:{node['label']}" + "}}")
         visit(self, node)
 
     return labelled

@@ -404,7 +404,8 @@ def sound_delta(
         if not live.size:
             continue
         screened = np.array([p.screen_delta(flat[live]) for p in members])
-        live, screened = live[screened.min(axis=0) > out[live]], screened[:, screened.min(axis=0) > out[live]]
+        above = screened.min(axis=0) > out[live]
+        live, screened = live[above], screened[:, above]
         best = np.argmin(screened, axis=0)
         for i, piece in enumerate(members):
             at = live[best == i]
