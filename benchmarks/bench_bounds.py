@@ -18,7 +18,8 @@ complete search answers with the upper end of its certified bracket (stronger cl
 
 A second table gives the reach of the exact worst-case search of shuffled k-RR
 (:mod:`shufflelib.bounds.krr_worst_case`): the largest ``n`` whose complete search at one
-``eps`` (``eps0 = 1``, ``eps = 0.1``) takes at most one second, for ``k = 2, 3, 4``; a third
+``eps`` (``eps0 = 1``, ``eps = 0.1``) takes at most one second, for ``k = 2, 3, 4``; then
+the k = 2 branch and bound within the calculator's budgets (δ and ε questions); a last table
 the certified bracket of ``exact-krr`` beyond that reach for ``k >= 3`` (two explicit pairs,
 thinned clones), as ε at δ = 1e-6, and the time of the thinned-clones answer.
 """
@@ -127,13 +128,31 @@ def binary_budget_rows() -> None:
     print("| n | eps0 | relative width of the bracket | exact | seconds |")
     print("|---|---|---|---|---|")
     for n in (10**4, 10**5, 10**6, 10**7, 10**8):
-        for eps0 in (1.0, 3.0):
+        for eps0 in (0.5, 1.0, 3.0):
             eps = StrongerClones(mechanism="krr", k=2).epsilon(n, eps0, 1e-6)
             start = time.perf_counter()
             found = worst_case_delta(n, 2, eps0, [eps], work_limit=budget)
             seconds = time.perf_counter() - start
             width = found.delta[0] / found.lower[0] - 1.0 if found.lower[0] > 0 else math.inf
             print(f"| {n:,} | {eps0} | {width:.1e} | {found.exact} | {seconds:.2f} |", flush=True)
+
+
+def binary_epsilon_rows() -> None:
+    """The calculator's ε question for k = 2 (``exact-krr``, its default budget): exact or bracket, CPU time."""
+    from shufflelib.bounds import ExactKRR
+
+    print("\nk = 2, the ε question at δ = 1e-6 with the calculator's budget (CPU seconds, fresh object)\n")
+    print("| n | eps0 | ε | exact | bracket (relative width) | seconds |")
+    print("|---|---|---|---|---|---|")
+    for n in (10**5, 10**6, 10**7):
+        for eps0 in (0.5, 1.0, 2.0):
+            exact = ExactKRR(mechanism="krr", k=2)
+            start = time.process_time()
+            eps = exact.epsilon(n, eps0, 1e-6)
+            seconds = time.process_time() - start
+            found = exact.details("epsilon", n, eps0, 1e-6)
+            width = "" if found["exact"] else f"{found['upper'] / found['lower'] - 1:.1e}"
+            print(f"| {n:,} | {eps0} | {eps:.8g} | {found['exact']} | {width} | {seconds:.2f} |", flush=True)
 
 
 def thinned_bracket_rows() -> None:
@@ -196,6 +215,7 @@ def main() -> None:
         n, seconds = exact_reach(k)
         print(f"| {k} | {n:,} | {seconds:.2f} |", flush=True)
     binary_budget_rows()
+    binary_epsilon_rows()
     thinned_bracket_rows()
 
 

@@ -15,6 +15,7 @@ import pytest
 from shufflelib.bounds import get_bound
 from shufflelib.bounds.exact import ExactKRR, TwoPairKRRLowerBound
 from shufflelib.bounds.krr_worst_case import (
+    EXACT_RTOL,
     binary_split_deltas,
     brute_force_worst_delta,
     dataset_delta,
@@ -166,15 +167,32 @@ def test_epsilon_bracket_on_a_small_budget_contains_the_exact_value() -> None:
 
 
 def test_binary_answers_are_certified_beyond_exactness() -> None:
-    """n = 1e6: a bracket (warning) whose upper end is at most the stronger-clones bound."""
+    """n = 1e6, eps0 = 0.5: a bracket (warning) whose upper end is at most the stronger-clones bound."""
     from shufflelib.bounds.stronger_clones import StrongerClones
 
     exact, upper = ExactKRR("krr", k=2), StrongerClones("krr", k=2)
-    far = exact.details("epsilon", 10**6, 1.0, 1e-6)
-    two_pair = TwoPairKRRLowerBound("krr", k=2).epsilon(10**6, 1.0, 1e-6)
-    assert two_pair <= far["lower"] <= far["upper"] <= upper.epsilon(10**6, 1.0, 1e-6)
+    far = exact.details("epsilon", 10**6, 0.5, 1e-6)
+    two_pair = TwoPairKRRLowerBound("krr", k=2).epsilon(10**6, 0.5, 1e-6)
+    assert not far["exact"]
+    assert two_pair <= far["lower"] <= far["upper"] <= upper.epsilon(10**6, 0.5, 1e-6)
     e0 = exact.max_eps0(2000, 0.5, 1e-6)
     assert exact.epsilon(2000, e0, 1e-6) <= 0.5 and e0 >= upper.max_eps0(2000, 0.5, 1e-6)
+
+
+def test_binary_worst_case_at_a_million_users_is_exact() -> None:
+    """n = 1e6, eps0 = 1: the calculator's epsilon is the exact worst case (within its budget),
+    between the two explicit pairs and stronger clones, attained by the dataset it reports."""
+    from shufflelib.bounds.stronger_clones import StrongerClones
+
+    n, eps0, delta = 10**6, 1.0, 1e-6
+    exact = ExactKRR("krr", k=2)
+    found = exact.details("epsilon", n, eps0, delta)
+    assert found["exact"]
+    eps = exact.epsilon(n, eps0, delta)
+    two_pair = TwoPairKRRLowerBound("krr", k=2).epsilon(n, eps0, delta)
+    assert two_pair <= eps <= StrongerClones("krr", k=2).epsilon(n, eps0, delta)
+    others = tuple(found["worst_others"])
+    assert pair_delta(n, 2, eps0, [eps * (1.0 - 1e-6)], others)[0] > delta * (1.0 - 2.0 * EXACT_RTOL)
 
 
 def test_bad_input() -> None:

@@ -536,30 +536,40 @@ def binomial_pmf_rows(
     rows = trials.size
     cols = -(-width // _ANCHOR_SPACING) * _ANCHOR_SPACING
     x = lo[:, None] + np.arange(cols, dtype=float)[None, :]
-    out = np.zeros((rows, cols))
     inner = (prob > 0.0) & (prob < 1.0)
     fast = inner if width >= min_ratio_width else np.zeros(rows, dtype=bool)
+    everyone = bool(fast.all())
+    out = np.empty((rows, cols)) if everyone else np.zeros((rows, cols))
     if fast.any():
-        xf, tf = x[fast], trials[fast, None]
+        xf, tf = (x, trials[:, None]) if everyone else (x[fast], trials[fast, None])
         ratio = prob[fast] / (1.0 - prob[fast]) if odds is None else np.asarray(odds, dtype=float)[fast]
         anchors = binom.pmf(xf[:, ::_ANCHOR_SPACING], tf, prob[fast, None]).ravel()
-        # x <= 0 only in blocks with a zero anchor (recomputed below) or at an anchor (replaced)
+        # x <= 0 only in blocks with a zero anchor (recomputed below) or at an anchor (replaced);
+        # (trials − x + 1) / x · odds, in place
+        table = np.subtract(tf, xf)
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            table = (tf - xf + 1.0) / xf * ratio[:, None]
+            table += 1.0
+            table /= xf
+            table *= ratio[:, None]
             blocks = table.reshape(-1, _ANCHOR_SPACING)
             blocks[:, 0] = anchors
-            block_values = np.cumprod(blocks, axis=1)
+            np.cumprod(blocks, axis=1, out=blocks)
         low = anchors < _ANCHOR_FLOOR  # a tiny or zero anchor: those blocks point by point
         if low.any():
             xb = xf.reshape(-1, _ANCHOR_SPACING)
             tb = np.broadcast_to(tf, xf.shape).reshape(-1, _ANCHOR_SPACING)
             pb = np.broadcast_to(prob[fast, None], xf.shape).reshape(-1, _ANCHOR_SPACING)
-            block_values[low] = binom.pmf(xb[low], tb[low], pb[low])
-        out[fast] = block_values.reshape(xf.shape)
+            blocks[low] = binom.pmf(xb[low], tb[low], pb[low])
+        if everyone:
+            out = table
+        else:
+            out[fast] = table
     slow = ~fast
     if slow.any():
         out[slow] = binom.pmf(x[slow], trials[slow, None], prob[slow, None])
-    out = np.where((x >= 0.0) & (x <= trials[:, None]), out, 0.0)
+    outside = (lo < 0.0) | (lo + (cols - 1) > trials)  # rows reaching beyond [0, trials]
+    if outside.any():
+        out[outside] = np.where((x[outside] >= 0.0) & (x[outside] <= trials[outside, None]), out[outside], 0.0)
     return out[:, :width]
 
 

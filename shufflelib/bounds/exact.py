@@ -403,7 +403,8 @@ class ExactKRR(AmplificationBound):
     Notes
     -----
     Reach within the default budget: see ``benchmarks/bench_bounds.py`` (exact for ``k = 2``
-    up to ``n`` of order 1e5, a bracket of a few percent in δ at 1e6; tens of users for
+    up to ``n = 1e6`` for ``eps0 >= 0.5`` at δ ≈ 1e-6, about a second, a bracket of about
+    0.3 % in δ at 1e7 for ``eps0 <= 1``; tens of users for
     ``k = 3`` and ``k = 4``, and beyond them a bracket of about 1 % in δ at ``n = 1e4`` and
     0.1 % at 1e6).
 
@@ -438,7 +439,7 @@ class ExactKRR(AmplificationBound):
     #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
     #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound.
-    BINARY_SHARE = {"delta": 0.3, "epsilon": 0.4, "eps0": 0.3}
+    BINARY_SHARE = {"delta": 0.5, "epsilon": 0.5, "eps0": 0.3}
 
     def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:
         """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
@@ -523,7 +524,7 @@ class ExactKRR(AmplificationBound):
 
         Examples
         --------
-        >>> d = ExactKRR(mechanism="krr", k=2).details("epsilon", 10**6, 1.0, 1e-6)
+        >>> d = ExactKRR(mechanism="krr", k=2, work_limit=0.05).details("epsilon", 10**6, 1.0, 1e-6)
         >>> d["exact"], d["lower"] < d["upper"]
         (False, True)
         """

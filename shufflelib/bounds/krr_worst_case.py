@@ -31,8 +31,10 @@ other users reporting ``a`` (a sum of independent Bernoullis: ``Bin(h_a, p) + Bi
 Then ``P − e^ε Q = α D(· − 1) − β D(·)`` with ``α = p − e^ε q``, ``β = e^ε p − q``, and
 ``D`` is log-concave (a convolution of log-concave laws), so ``D(u − 1)/D(u)`` is
 non-decreasing and the positive part is exactly ``{u >= u*}``:
-``H_{e^ε}(P‖Q) = α S(u* − 1) − β S(u*)`` with ``S(u) = Pr[D >= u]``. One tail per split, and
-``u*`` by bisection.
+``H_{e^ε}(P‖Q) = α S(u* − 1) − β S(u*)`` with ``S(u) = Pr[D >= u]``, and every other
+threshold ``v`` gives a smaller ``α S(v − 1) − β S(v)`` (it adds negative cells or drops
+positive ones). So per split: the tails at a few thresholds around a saddle-point guess of
+``u*`` (the largest of them, once the range is seen to hold ``u*``), by bisection if not.
 
 **Lemma 5 (k = 3: two counts suffice).** For ``k = 3`` the output ``(N_a, N_b, N_c)`` is in
 bijection with ``(M, N_a)``, ``M = N_a + N_b``; the law of the others' ``(M, N_a)`` is built
@@ -50,7 +52,8 @@ hockey-stick divergence cannot increase (data processing).
 The search is then a maximum over every histogram of the others. For ``k = 2`` it is a
 branch and bound over intervals of ``h_a`` (Lemma 6 bounds an interval ``[c1, c2]`` by the
 split ``(c1, n − 1 − c2)`` of ``n − (c2 − c1)`` users): intervals are split until every bound
-left is within :data:`EXACT_RTOL` of the best split found; it is complete (an interval is
+left is within :data:`EXACT_RTOL` of the best split found (at ``n = 10^6``, ``ε₀ = 1``: about
+5,000 evaluations, 0.5 s; see ``benchmarks/bench_bounds.py``); it is complete (an interval is
 dropped only when its bound is below a split's value), and at a work budget it stops with a
 certified bracket ``[best split, largest bound left]`` instead. For ``k = 3`` the search
 visits all ``O(n²)`` histograms; for ``k >= 4`` every ``(h_a, h_b)`` and partition of the rest
@@ -115,10 +118,20 @@ WORK_LIMIT = 4.0
 EXACT_RTOL = 1e-6
 #: Up to this many (split, ε) pairs, binary RR's worst case is computed for every split at once.
 _EXHAUSTIVE_ROWS = 20_000
+#: ... and up to this ``n`` (beyond, the branch and bound is faster even at one ε).
+_EXHAUSTIVE_N = 1000
 #: Values below this are treated as underflowed (with an absolute error budget).
 _TINY = 1e-300
 #: Relative rounding budget per user of the grid computations (k >= 3).
 _GRID_RTOL = 1e-15
+#: Binary RR: thresholds evaluated on each side of the normal approximation of ``u*``.
+_REACH = 3
+#: Binary RR: largest table (rows times window columns) evaluated at once.
+_GROUP_CELLS = 1 << 19
+#: Binary RR: the branch and bound splits an interval into this many.
+_BRANCH = 4
+#: Binary RR: estimated seconds per row and column of the narrower law's window (calibrated).
+_COST_PER_COLUMN = 4.5e-8
 
 
 def krr_probabilities(k: int, eps0: float) -> tuple[float, float]:
@@ -328,9 +341,10 @@ def _pmf_rtol(users: int, p: float, q: float) -> float:
     return 1e-13 + 2.0**-53 * (12.0 * math.sqrt(users * p * q) + 104.0) / min(p, q)
 
 
-def _window_width(m: np.ndarray, p: float, q: float) -> int:
-    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` for the largest ``m`` (at most ``m + 1``)."""
-    return int(min(np.ceil(24.0 * math.sqrt(float(m.max()) * p * q) + 80.0), m.max() + 1))
+def _window_widths(m: np.ndarray, p: float, q: float) -> np.ndarray:
+    """Columns of the windows mean ± (12 sd + 40) of ``Bin(m, ·)`` (at most ``m + 1``), per row."""
+    m = np.asarray(m, dtype=np.int64)
+    return np.minimum(np.ceil(24.0 * np.sqrt(m * p * q) + 80.0).astype(np.int64), m + 1)
 
 
 def _split_deltas(
@@ -341,110 +355,134 @@ def _split_deltas(
     The victim holds ``a`` under ``P`` and ``b`` under ``Q``, ``h_a`` others hold ``a`` and
     ``h_b`` hold ``b``; rows may have different numbers of users ``h_a + h_b + 1`` (the
     branch and bound evaluates datasets with users removed, Lemma 6) and different ``ε``
-    (one value, or one per row).
+    (one value, or one per row). Rows are evaluated in groups of similar window widths
+    (:func:`_split_group`).
     """
     ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
     eps = np.broadcast_to(np.asarray(eps, dtype=float), ha.shape)
     p, q = krr_probabilities(2, eps0)
     gamma = np.exp(eps)
     alpha, beta = p - gamma * q, gamma * p - q
+    upper, lower = np.zeros(ha.size), np.zeros(ha.size)
+    live = np.flatnonzero(alpha > 0.0)  # else every likelihood ratio is below e^ε: δ = 0
+    widths = _window_widths(np.minimum(ha, hb)[live], p, q)
+    order = live[np.argsort(widths, kind="stable")]
+    widths = np.sort(widths)
+    start = 0
+    while start < order.size:  # groups: widths within 25 % (+16), at most _GROUP_CELLS cells
+        stop = start + 1
+        while (
+            stop < order.size
+            and widths[stop] <= 1.25 * widths[start] + 16
+            and (stop + 1 - start) * widths[stop] <= _GROUP_CELLS
+        ):
+            stop += 1
+        rows = order[start:stop]
+        upper[rows], lower[rows] = _split_group(ha[rows], hb[rows], eps0, alpha[rows], beta[rows])
+        start = stop
+    return upper, lower
+
+
+def _split_group(
+    ha: np.ndarray, hb: np.ndarray, eps0: float, alpha: np.ndarray, beta: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_split_deltas` on rows of similar window widths (``α = p − e^ε q > 0``, ``β = e^ε p − q``).
+
+    ``D = X + Y`` with ``X ~ Bin(h_a, p)`` (the a-holders' reports of a) and ``Y ~ Bin(h_b, q)``
+    (the b-holders'). Per row, ``A`` is the one of ``X, Y`` with fewer users, summed over its
+    window mean ± (12 sd + 40) (the mass outside computed and accounted for); ``B``, the other,
+    is tabulated where the sums reach it, ``D(u) = Σ_a A(a) B(u − a)``. By Lemma 4,
+    ``H = max_v [α S(v − 1) − β S(v)]`` over thresholds ``v``, attained at ``u*``; the
+    thresholds ``v`` within :data:`_REACH` of the normal approximation of ``u*`` are evaluated
+    at once (one table of ``B`` and its tail per row) and the largest is ``H`` when that range
+    is seen to hold ``u*`` (not crossed at its first threshold, crossed at its last). Rows
+    where it does not (rare: ``u*`` far in a tail) find ``u*`` by bisection and are evaluated
+    again around it.
+    """
+    p, q = krr_probabilities(2, eps0)
     rows = ha.size
-    live = alpha > 0.0  # else every likelihood ratio is below e^ε: δ = 0
-    if not live.all():
-        upper, lower = np.zeros(rows), np.zeros(rows)
-        if live.any():
-            upper[live], lower[live] = _split_deltas(ha[live], hb[live], eps0, eps[live])
-        return upper, lower
     users = ha + hb + 1
-    # D = X + Y with X ~ Bin(h_a, p) (the a-holders' reports of a) and Y ~ Bin(h_b, q) (the
-    # b-holders'). Per row, A is the one of X, Y with fewer users, summed over its window
-    # mean ± (12 sd + 40) (the mass outside computed and accounted for); B, the other, is
-    # tabulated only where the sums reach it: D(u) = Σ_a A(a) B(u − a) for u near u*.
     narrow_x = ha <= hb
     m_a, m_b = np.where(narrow_x, ha, hb), np.where(narrow_x, hb, ha)
     p_a, p_b = np.where(narrow_x, p, q), np.where(narrow_x, q, p)
     odds_a = np.where(narrow_x, math.exp(eps0), math.exp(-eps0))
     odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
-    w_a = _window_width(m_a, p, q)
+    w_a = int(_window_widths(m_a, p, q).max())
     a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
-    pa = binomial_pmf_rows(m_a, p_a, a_lo, w_a, odds_a)
+    a_rev = binomial_pmf_rows(m_a, p_a, a_lo, w_a, odds_a)[:, ::-1]  # A at a_lo + w_a − 1 − j
     dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
-    offset = a_lo[:, None] + np.arange(w_a)[None, :]  # the values a of A's window
-
-    def tables(u: np.ndarray, sel: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Rows ``sel``: B's pmf and tail ``Pr[B >= t]`` at ``t = start + c``, every ``t = u − a`` and ``u − 1 − a``."""
-        start = u - 1 - (a_lo[sel] + w_a - 1)
-        width = w_a + 1
-        pmf = binomial_pmf_rows(m_b[sel], p_b[sel], start, width, odds_b[sel])
-        beyond = binom.sf(start + width - 1, m_b[sel], p_b[sel])  # Pr[B >= start + width]
-        tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
-        return start, pmf, tail
-
-    def convolve(start: np.ndarray, table: np.ndarray, u: np.ndarray, sel: np.ndarray) -> np.ndarray:
-        """Rows ``sel``: Σ_a A(a) table(u − a)."""
-        column = np.clip(u[:, None] - offset[sel] - start[:, None], 0, table.shape[1] - 1)
-        return (pa[sel] * np.take_along_axis(table, column, axis=1)).sum(axis=1)
-
-    # u* = first u in [0, users] with α D(u − 1) > β D(u) (a threshold by log-concavity): a
-    # bracket around the normal approximation, widened (×8) until it holds u*, then bisection.
-    ratio = beta / alpha
     mean = ha * p + hb * q
 
-    def crossed(u: np.ndarray, sel: np.ndarray) -> np.ndarray:
-        """Rows ``sel`` (indices): whether ``α D(u − 1) > β D(u)``."""
-        start, pmf, _ = tables(u, sel)
-        before, at = convolve(start, pmf, u - 1, sel), convolve(start, pmf, u, sel)
+    def thresholds(sel: np.ndarray, first: np.ndarray, count: int, tails: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Rows ``sel``, thresholds ``v = first + i`` (``i < count``): whether ``α D(v − 1) > β D(v)``
+        and (``tails``) ``S(v − 1 + i)`` for ``i <= count`` (each a sum over A's window)."""
+        start = first - 1 - (a_lo[sel] + w_a - 1)  # B at start + c, c < w_a + count
+        table = binomial_pmf_rows(m_b[sel], p_b[sel], start, w_a + count, odds_b[sel])
+        slide = np.lib.stride_tricks.sliding_window_view
+        d = np.einsum("rj,rij->ri", a_rev[sel], slide(table, w_a, axis=1))  # D(first − 1 + i)
+        v = first[:, None] + np.arange(count)
         # both below the smallest float: crossed above the mean
-        return (before > ratio[sel] * at) | ((before < _TINY) & (at < _TINY) & (u > mean[sel]))
+        crossed = (alpha[sel, None] * d[:, :-1] > beta[sel, None] * d[:, 1:]) | (
+            (d[:, :-1] < _TINY) & (d[:, 1:] < _TINY) & (v > mean[sel, None])
+        )
+        if not tails:
+            return crossed, d
+        beyond = binom.sf(start + w_a + count - 1, m_b[sel], p_b[sel])  # Pr[B >= end of the table]
+        tail = np.cumsum(table[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
+        return crossed, np.einsum("rj,rij->ri", a_rev[sel], slide(tail, w_a, axis=1))
 
+    # Saddle point: D(u) / D(u − 1) ≈ e^{−θ} where the law tilted by θ has mean u − 1/2, so u*
+    # is about 1/2 plus the mean of D tilted by log(β/α) (exact within one for one binomial).
     # Beyond mean ± R, R = 40 sd + 1000, D < e^-800 (Bernstein): a u* out there changes δ by
     # less than the absolute budget below, so the guess is clipped to that range.
+    tilt = beta / alpha
     sd = np.sqrt((users - 1) * p * q)
-    guess = np.clip(mean + 0.5 + sd**2 * np.log(ratio), mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
-    reach = np.full(rows, 4.0)
-    left, right = np.zeros(rows, dtype=np.int64), users.copy()  # crossed at users (D(users) = 0)
-    unsure = np.arange(rows)
-    while unsure.size:
-        lo_try = np.clip(np.floor(guess[unsure] - reach[unsure]), 0, users[unsure]).astype(np.int64)
-        hi_try = np.clip(np.ceil(guess[unsure] + reach[unsure]), 0, users[unsure]).astype(np.int64)
-        ok_lo = (lo_try == 0) | ~crossed(lo_try, unsure)  # not crossed below lo_try (or nothing below)
-        ok_hi = (hi_try == users[unsure]) | crossed(hi_try, unsure)
-        held = ok_lo & ok_hi
-        left[unsure[held]], right[unsure[held]] = lo_try[held], hi_try[held]
-        reach[unsure[~held]] *= 8.0
-        unsure = unsure[~held]
-    # invariant: u* >= left and crossed at right
-    while True:
-        active = np.flatnonzero(left < right)
-        if not active.size:
+    guess = 0.5 + ha * p * tilt / (q + p * tilt) + hb * q * tilt / (p + q * tilt)
+    guess = np.clip(guess, mean - 40.0 * sd - 1000.0, mean + 40.0 * sd + 1000.0)
+    centre = np.round(guess).astype(np.int64)
+    first_term, second_term = np.zeros(rows), np.zeros(rows)
+    count = 2 * _REACH + 1
+    todo = np.arange(rows)
+    for _ in range(2):
+        first = np.clip(np.minimum(centre[todo] - _REACH, users[todo] - count + 1), 0, None)
+        crossed, tails = thresholds(todo, first, count, True)
+        held = ((first == 0) | ~crossed[:, 0]) & ((first + count - 1 >= users[todo]) | crossed[:, -1])
+        at = (alpha[todo, None] * tails[:, :-1] - beta[todo, None] * tails[:, 1:]).argmax(axis=1)[held]
+        done, kept = todo[held], np.flatnonzero(held)
+        first_term[done] = alpha[done] * tails[kept, at]
+        second_term[done] = beta[done] * tails[kept, at + 1]
+        todo = todo[~held]
+        if not todo.size:
             break
-        mid = (left[active] + right[active]) // 2
-        true = crossed(mid, active)
-        right[active[true]] = mid[true]
-        left[active[~true]] = mid[~true] + 1
-    everyone = np.arange(rows)
-    start, pmf, tail = tables(left, everyone)
-    first = alpha * convolve(start, tail, left - 1, everyone)
-    second = beta * convolve(start, tail, left, everyone)
-    value = np.maximum(first - second, 0.0)
-    # Relative accuracy of each convolution: both pmfs and B's tail beyond its table
-    # (_pmf_rtol each) and the positive sums (B's table, then A's window); below the smallest
-    # normal float, an absolute budget per output count.
-    rtol = 2.0 * _pmf_rtol(int(users.max()), p, q) + 4.0 * (w_a + pmf.shape[1]) * np.finfo(float).eps
-    err = rtol * (first + second) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)  # threshold, tails
+        # u* = first crossed threshold in [0, users] (log-concavity; crossed at users: D(users) = 0)
+        left, right = np.zeros(todo.size, dtype=np.int64), users[todo].copy()
+        while (active := np.flatnonzero(left < right)).size:
+            mid = (left[active] + right[active]) // 2
+            now = thresholds(todo[active], mid, 1, False)[0][:, 0]
+            right[active[now]] = mid[now]
+            left[active[~now]] = mid[~now] + 1
+        centre[todo] = left
+    else:  # pragma: no cover - the second pass is centred on u*
+        raise RuntimeError("binary RR: threshold search did not converge")
+    value = np.maximum(first_term - second_term, 0.0)
+    # Relative accuracy of each sum: both pmfs and B's tail beyond its table (_pmf_rtol each)
+    # and the positive sums (B's table, then A's window); below the smallest normal float, an
+    # absolute budget per output count.
+    rtol = 2.0 * _pmf_rtol(int(users.max()), p, q) + 4.0 * (2 * w_a + count) * np.finfo(float).eps
+    err = rtol * (first_term + second_term) + 2.0 * (alpha + beta) * (dropped + 4.0 * users * _TINY)
     return value + err, np.maximum(value - err, 0.0)
 
 
 def _splits_cost(ha: np.ndarray, hb: np.ndarray, eps0: float) -> float:
     """Estimated seconds of :func:`_split_deltas` on these rows (one core of the CI machine).
 
-    Each row sums the narrower law (``w_a`` columns) at about a dozen thresholds, against a
-    table of the wider one of about as many columns (memory-bound when wide).
+    Each row sums the narrower law's window (``w_a`` columns) against a table of the wider
+    one at about 2 :data:`_REACH` + 2 thresholds, plus a fixed cost per group of rows.
     """
     p, q = krr_probabilities(2, eps0)
     ha, hb = np.asarray(ha, dtype=np.int64), np.asarray(hb, dtype=np.int64)
-    w_a = _window_width(np.minimum(ha, hb), p, q)
-    return ha.size * (1e-5 + 1.6e-7 * w_a * (1.0 + w_a / 5e4))
+    w_a = _window_widths(np.minimum(ha, hb), p, q)
+    return float(np.sum(1.5e-5 + _COST_PER_COLUMN * w_a)) + 2e-3
 
 
 @dataclass(frozen=True)
@@ -453,26 +491,37 @@ class _Bracket:
     lower: float
     split: int  # h_a of the best split evaluated (the victim's order of Lemma 2)
     spent: float = 0.0  # estimated seconds used
+    leaves: tuple[tuple[int, int], ...] = ()  # the final intervals (a partition of the splits)
 
 
 def _binary_branch_and_bound(
-    n: int, eps0: float, eps: float, work_limit: float, threshold: float | None = None
+    n: int,
+    eps0: float,
+    eps: float,
+    work_limit: float,
+    threshold: float | None = None,
+    start: tuple[tuple[int, int], ...] = (),
 ) -> _Bracket:
     """Worst split of binary RR by branch and bound over intervals of ``h_a`` (Lemma 6).
 
     An interval ``[c1, c2]`` of splits is bounded by the split ``(c1, n − 1 − c2)`` of the
     ``n − (c2 − c1)`` users left when its ``c2 − c1`` undecided users are removed; a single
-    split is evaluated exactly. The interval with the largest bound is split in eight until
-    every remaining bound is within :data:`EXACT_RTOL` of the best split found, or the
-    estimated time reaches ``work_limit`` (then the bracket is wider). With ``threshold``,
-    stop instead as soon as every bound is at most ``threshold`` or a split is above
-    ``threshold (1 − 2 EXACT_RTOL)``.
+    split is evaluated exactly. The interval with the largest bound is split in
+    :data:`_BRANCH` until every remaining bound is within :data:`EXACT_RTOL` of the best split
+    found, or the estimated time reaches ``work_limit`` (then the bracket is wider). With
+    ``threshold``, stop instead as soon as every bound is at most ``threshold`` or a split is
+    above ``threshold (1 − 2 EXACT_RTOL)``. ``start`` (a partition of ``[0, n − 1]``, e.g. the
+    ``leaves`` of a search at a nearby ε) replaces the first intervals when three quarters of
+    the budget allow.
     """
     ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
     if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
         return _Bracket(math.inf, 0.0, n - 1, 0.0)
     todo = [(0, 0), (n - 1, n - 1)]
-    for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
+    given = np.array(start, dtype=np.int64).reshape(-1, 2)
+    if given.size and _splits_cost(given[:, 0], n - 1 - given[:, 1], eps0) <= 0.75 * work_limit:
+        todo = [(int(a), int(b)) for a, b in given]
+    for pieces in () if len(todo) > 2 else (64, 32, 16, 8, 4, 2, 1):  # as many as a quarter of the budget allows
         edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
         first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
         starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
@@ -482,6 +531,11 @@ def _binary_branch_and_bound(
     heap: list[tuple[float, int, int]] = []
     lower, top_point, best = 0.0, 0.0, n - 1
     spent = 0.0
+    leaves: list[tuple[int, int]] = []  # single splits and dropped intervals
+
+    def finish(upper: float) -> _Bracket:
+        return _Bracket(upper, lower, best, spent, tuple(leaves + [(a, b) for _, a, b in heap]))
+
     while True:
         c1 = np.array([a for a, _ in todo], dtype=np.int64)
         c2 = np.array([b for _, b in todo], dtype=np.int64)
@@ -489,24 +543,25 @@ def _binary_branch_and_bound(
         spent += _splits_cost(c1, n - 1 - c2, eps0)
         for (a, b), high, low in zip(todo, up, lo, strict=True):
             if a == b:
+                leaves.append((a, b))
                 top_point = max(top_point, float(high))
                 if low > lower:
                     lower, best = float(low), a
             else:
                 heapq.heappush(heap, (-float(high), a, b))
         while heap and -heap[0][0] <= lower:  # intervals no better than a split already found
-            heapq.heappop(heap)
+            leaves.append(heapq.heappop(heap)[1:])
         upper = max(top_point, -heap[0][0] if heap else 0.0)
         if threshold is None:
             done = upper <= lower * (1.0 + EXACT_RTOL)
         else:  # decided: all below, or a split above (or within 2 EXACT_RTOL below) the threshold
             done = upper <= threshold or lower > threshold * (1.0 - 2.0 * EXACT_RTOL)
         if done or not heap:  # no heap: only the points' numerical brackets
-            return _Bracket(upper, lower, best, spent)
+            return finish(upper)
         todo = []
-        while heap and len(todo) < 64:  # split the best intervals in eight, within the budget
+        while heap and len(todo) < 64:  # split the best intervals, within the budget
             _, a, b = heap[0]
-            cuts = np.unique(np.linspace(a, b + 1, min(b + 1 - a, 8) + 1).astype(np.int64))
+            cuts = np.unique(np.linspace(a, b + 1, min(b + 1 - a, _BRANCH) + 1).astype(np.int64))
             children = [(int(x), int(y) - 1) for x, y in zip(cuts[:-1], cuts[1:], strict=True)]
             trial = todo + children
             starts = np.array([x for x, _ in trial], dtype=np.int64)
@@ -516,7 +571,7 @@ def _binary_branch_and_bound(
             heapq.heappop(heap)
             todo = trial
         if not todo:
-            return _Bracket(upper, lower, best, spent)
+            return finish(upper)
 
 
 # --------------------------------------------------------------------------- k >= 3
@@ -694,7 +749,7 @@ def worst_case_delta(n: int, k: int, eps0: float, eps: object, work_limit: float
             f"n = {n} is beyond the exact search for k = {k} (about {work:.2g} s > {work_limit:.2g} s); "
             "use ExactKRR for a certified bracket"
         )
-    if k == 2 and n * eps.size <= _EXHAUSTIVE_ROWS:  # every split at every ε, in one pass
+    if k == 2 and n <= _EXHAUSTIVE_N and n * eps.size <= _EXHAUSTIVE_ROWS:  # every split at every ε at once
         live = eps < eps0  # else δ = 0
         splits = np.repeat(np.arange(n, dtype=np.int64), int(live.sum()))
         at = np.tile(eps[live], n)
@@ -828,18 +883,24 @@ def worst_case_epsilon_bracket(
         return EpsilonBracket(ceiling, 0.0, (n - 1, 0), False)
 
     left = [work_limit]  # estimated seconds left for the k = 2 searches
+    partition: list[tuple[tuple[int, int], ...]] = [()]  # the last search's final intervals (k = 2)
 
-    def search(e: float, share: float) -> tuple[float, bool, tuple[int, ...]]:
+    def search(e: float, share: float, best: bool = False) -> tuple[float, bool, tuple[int, ...]]:
         """(upper end, whether some dataset exceeds δ, a worst dataset found) at ``e``.
 
         For ``k = 2``, the branch and bound with ``share`` of the budget left; "exceeds" means
         a split above ``δ (1 − 2 EXACT_RTOL)``: the next ε is that split's root at that level.
+        It stops at the first such split, or with ``best`` looks for the worst split (to
+        :data:`EXACT_RTOL`), whose root is then usually the answer.
         """
         if k == 2:
             if e >= eps0:
                 return 0.0, False, (n - 1, 0)
-            found = _binary_branch_and_bound(n, eps0, e, share * left[0], threshold=delta)
+            found = _binary_branch_and_bound(
+                n, eps0, e, share * left[0], threshold=None if best else delta, start=partition[0]
+            )
             left[0] -= found.spent
+            partition[0] = found.leaves
             exceeds = found.lower > delta * (1.0 - 2.0 * EXACT_RTOL)
             return found.upper, exceeds, (found.split, n - 1 - found.split)
         whole = worst_case_delta(n, k, eps0, [e], work_limit)
@@ -886,14 +947,15 @@ def worst_case_epsilon_bracket(
 
     eps, last = 0.0, None
     upper_d, exceeds, others = search(eps, 0.75)
-    for _ in range(64):
+    for rounds in range(64):
         if upper_d <= delta:
             return EpsilonBracket(eps, lower_end(last), others, True)
         if not exceeds:
             break  # undecided within the budget (k = 2 only)
         last = others
         eps = step(last, eps)
-        upper_d, exceeds, others = search(eps, 0.75)
+        # the first split found at ε = 0 is near its root: the worst split there, not the first above δ
+        upper_d, exceeds, others = search(eps, 0.75, best=rounds == 0)
         others = last if upper_d <= delta else others
     else:  # pragma: no cover
         raise RuntimeError("worst_case_epsilon did not converge")
