@@ -393,7 +393,7 @@ def _split_group(
     window mean ± (12 sd + 40) (the mass outside computed and accounted for); ``B``, the other,
     is tabulated where the sums reach it, ``D(u) = Σ_a A(a) B(u − a)``. By Lemma 4,
     ``H = max_v [α S(v − 1) − β S(v)]`` over thresholds ``v``, attained at ``u*``; the
-    thresholds ``v`` within :data:`_REACH` of the normal approximation of ``u*`` are evaluated
+    thresholds ``v`` within :data:`_REACH` of a saddle-point guess of ``u*`` are evaluated
     at once (one table of ``B`` and its tail per row) and the largest is ``H`` when that range
     is seen to hold ``u*`` (not crossed at its first threshold, crossed at its last). Rows
     where it does not (rare: ``u*`` far in a tail) find ``u*`` by bisection and are evaluated
