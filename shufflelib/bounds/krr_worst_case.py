@@ -124,7 +124,7 @@ _EXHAUSTIVE_N = 1000
 _TINY = 1e-300
 #: Relative rounding budget per user of the grid computations (k >= 3).
 _GRID_RTOL = 1e-15
-#: Binary RR: thresholds evaluated on each side of the normal approximation of ``u*``.
+#: Binary RR: thresholds evaluated on each side of the saddle-point guess of ``u*``.
 _REACH = 3
 #: Binary RR: largest table (rows times window columns) evaluated at once.
 _GROUP_CELLS = 1 << 19
@@ -413,9 +413,10 @@ def _split_group(
     dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
     mean = ha * p + hb * q
 
-    def thresholds(sel: np.ndarray, first: np.ndarray, count: int, tails: bool) -> tuple[np.ndarray, np.ndarray]:
+    def thresholds(sel: np.ndarray, first: np.ndarray, count: int, tails: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """Rows ``sel``, thresholds ``v = first + i`` (``i < count``): whether ``α D(v − 1) > β D(v)``
-        and (``tails``) ``S(v − 1 + i)`` for ``i <= count`` (each a sum over A's window)."""
+        and (``tails``, else ``None``) ``S(first − 1 + i)`` for ``i <= count`` (each a sum over A's
+        window)."""
         start = first - 1 - (a_lo[sel] + w_a - 1)  # B at start + c, c < w_a + count
         table = binomial_pmf_rows(m_b[sel], p_b[sel], start, w_a + count, odds_b[sel])
         slide = np.lib.stride_tricks.sliding_window_view
@@ -426,7 +427,7 @@ def _split_group(
             (d[:, :-1] < _TINY) & (d[:, 1:] < _TINY) & (v > mean[sel, None])
         )
         if not tails:
-            return crossed, d
+            return crossed, None
         beyond = binom.sf(start + w_a + count - 1, m_b[sel], p_b[sel])  # Pr[B >= end of the table]
         tail = np.cumsum(table[:, ::-1], axis=1)[:, ::-1] + beyond[:, None]
         return crossed, np.einsum("rj,rij->ri", a_rev[sel], slide(tail, w_a, axis=1))
@@ -443,7 +444,7 @@ def _split_group(
     first_term, second_term = np.zeros(rows), np.zeros(rows)
     count = 2 * _REACH + 1
     todo = np.arange(rows)
-    for _ in range(2):
+    for attempt in range(2):  # the second pass is centred on u*
         first = np.clip(np.minimum(centre[todo] - _REACH, users[todo] - count + 1), 0, None)
         crossed, tails = thresholds(todo, first, count, True)
         held = ((first == 0) | ~crossed[:, 0]) & ((first + count - 1 >= users[todo]) | crossed[:, -1])
@@ -454,6 +455,8 @@ def _split_group(
         todo = todo[~held]
         if not todo.size:
             break
+        if attempt:  # pragma: no cover - centred on u*, the range holds it
+            raise RuntimeError("binary RR: threshold search did not converge")
         # u* = first crossed threshold in [0, users] (log-concavity; crossed at users: D(users) = 0)
         left, right = np.zeros(todo.size, dtype=np.int64), users[todo].copy()
         while (active := np.flatnonzero(left < right)).size:
@@ -462,8 +465,6 @@ def _split_group(
             right[active[now]] = mid[now]
             left[active[~now]] = mid[~now] + 1
         centre[todo] = left
-    else:  # pragma: no cover - the second pass is centred on u*
-        raise RuntimeError("binary RR: threshold search did not converge")
     value = np.maximum(first_term - second_term, 0.0)
     # Relative accuracy of each sum: both pmfs and B's tail beyond its table (_pmf_rtol each)
     # and the positive sums (B's table, then A's window); below the smallest normal float, an
@@ -517,17 +518,18 @@ def _binary_branch_and_bound(
     ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
     if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
         return _Bracket(math.inf, 0.0, n - 1, 0.0)
-    todo = [(0, 0), (n - 1, n - 1)]
     given = np.array(start, dtype=np.int64).reshape(-1, 2)
     if given.size and _splits_cost(given[:, 0], n - 1 - given[:, 1], eps0) <= 0.75 * work_limit:
         todo = [(int(a), int(b)) for a, b in given]
-    for pieces in () if len(todo) > 2 else (64, 32, 16, 8, 4, 2, 1):  # as many as a quarter of the budget allows
-        edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
-        first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-        starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
-        if _splits_cost(starts, n - 1 - stops, eps0) <= work_limit / 4.0 or pieces == 1:
-            todo += first
-            break
+    else:
+        todo = [(0, 0), (n - 1, n - 1)]
+        for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
+            edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
+            first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+            starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
+            if _splits_cost(starts, n - 1 - stops, eps0) <= work_limit / 4.0 or pieces == 1:
+                todo += first
+                break
     heap: list[tuple[float, int, int]] = []
     lower, top_point, best = 0.0, 0.0, n - 1
     spent = 0.0
