@@ -138,21 +138,31 @@ def binary_budget_rows() -> None:
 
 
 def binary_epsilon_rows() -> None:
-    """The calculator's ε question for k = 2 (``exact-krr``, its default budget): exact or bracket, CPU time."""
+    """The calculator's ε question for k = 2 (``exact-krr``, its default budget), then its ε₀
+    question at the ε answered: exact or bracket, CPU time."""
     from shufflelib.bounds import ExactKRR
 
-    print("\nk = 2, the ε question at δ = 1e-6 with the calculator's budget (CPU seconds, fresh object)\n")
-    print("| n | eps0 | ε | exact | bracket (relative width) | seconds |")
-    print("|---|---|---|---|---|---|")
+    print("\nk = 2, the ε question at δ = 1e-6, then the eps0 question at that ε, with the calculator's budget")
+    print("(CPU seconds, fresh object; bracket: relative width)\n")
+    print("| n | eps0 | ε | exact | bracket | seconds | eps0 back | exact | bracket | seconds |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in (10**5, 10**6, 10**7):
         for eps0 in (0.5, 1.0, 2.0):
             exact = ExactKRR(mechanism="krr", k=2)
             start = time.process_time()
             eps = exact.epsilon(n, eps0, 1e-6)
-            seconds = time.process_time() - start
-            found = exact.details("epsilon", n, eps0, 1e-6)
-            width = "" if found["exact"] else f"{found['upper'] / found['lower'] - 1:.1e}"
-            print(f"| {n:,} | {eps0} | {eps:.8g} | {found['exact']} | {width} | {seconds:.2f} |", flush=True)
+            first = _answer_cells(exact, "epsilon", n, eps0, eps, time.process_time() - start)
+            start = time.process_time()
+            back = exact.max_eps0(n, eps, 1e-6)
+            second = _answer_cells(exact, "eps0", n, eps, back, time.process_time() - start)
+            print(f"| {n:,} | {eps0} | {first} | {second} |", flush=True)
+
+
+def _answer_cells(exact: object, ask: str, n: int, first: float, value: float, seconds: float) -> str:
+    """Table cells of one answer of ``exact-krr``: value, exact, bracket width, seconds."""
+    found = exact.details(ask, n, first, 1e-6)
+    width = "" if found["exact"] else f"{found['upper'] / found['lower'] - 1:.1e}"
+    return f"{value:.8g} | {found['exact']} | {width} | {seconds:.2f}"
 
 
 def thinned_bracket_rows() -> None:

@@ -16,6 +16,7 @@ from shufflelib.bounds import get_bound
 from shufflelib.bounds.exact import ExactKRR, TwoPairKRRLowerBound
 from shufflelib.bounds.krr_worst_case import (
     EXACT_RTOL,
+    binary_max_eps0_bracket,
     binary_split_deltas,
     brute_force_worst_delta,
     dataset_delta,
@@ -193,6 +194,46 @@ def test_binary_worst_case_at_a_million_users_is_exact() -> None:
     assert two_pair <= eps <= StrongerClones("krr", k=2).epsilon(n, eps0, delta)
     others = tuple(found["worst_others"])
     assert pair_delta(n, 2, eps0, [eps * (1.0 - 1e-6)], others)[0] > delta * (1.0 - 2.0 * EXACT_RTOL)
+
+
+@pytest.mark.parametrize("n", [5, 9, 12])
+@pytest.mark.parametrize(("eps", "delta"), [(0.1, 1e-3), (0.5, 0.05)])
+def test_binary_eps0_equals_brute_force(n, eps, delta) -> None:
+    """The eps0 question's walk against bisection on the literal brute force: the largest eps0
+    whose worst case is at most delta (the walk certifies delta (1 - 2e-6): a little below)."""
+    lo, hi = eps, 20.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if brute_force_worst_delta(n, 2, mid, [eps])[0] <= delta else (lo, mid)
+    exact = ExactKRR("krr", k=2)
+    got = exact.max_eps0(n, eps, delta)
+    assert exact.details("eps0", n, eps, delta)["exact"]
+    assert lo * (1.0 - 1e-5) <= got <= hi
+
+
+def test_binary_eps0_on_a_small_budget_contains_the_exact_value() -> None:
+    from shufflelib.bounds.stronger_clones import StrongerClones
+
+    n, eps, delta = 10**5, 0.01, 1e-6
+    floor = StrongerClones("krr", k=2).max_eps0(n, eps, delta)
+    ceiling = TwoPairKRRLowerBound("krr", k=2).max_eps0(n, eps, delta)
+    quick = binary_max_eps0_bracket(n, eps, delta, 0.02, floor=floor, ceiling=ceiling)
+    full = binary_max_eps0_bracket(n, eps, delta, floor=floor, ceiling=ceiling)
+    assert full.exact and not quick.exact
+    assert floor <= quick.lower <= full.lower <= full.upper <= quick.upper <= ceiling
+    assert full.upper <= full.lower * (1.0 + 1e-5)
+
+
+def test_binary_eps0_at_a_million_users_is_exact() -> None:
+    """n = 1e6: the eps0 question at the exact worst-case epsilon of eps0 = 1 answers (almost) 1,
+    exactly, and the round trip holds."""
+    n, delta = 10**6, 1e-6
+    exact = ExactKRR("krr", k=2)
+    eps = exact.epsilon(n, 1.0, delta)
+    eps0 = exact.max_eps0(n, eps, delta)
+    assert exact.details("eps0", n, eps, delta)["exact"]
+    assert 1.0 - 2e-5 <= eps0 <= 1.0 + 1e-9
+    assert exact.epsilon(n, eps0, delta) <= eps
 
 
 def test_bad_input() -> None:

@@ -55,9 +55,9 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
-from .._roots import largest_reaching, last_true
+from .._roots import last_true
 from ..curves import ProfileCurve
-from .base import DELTA_FLOOR, EPS0_MAX, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
+from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
 from .clones import (
     BINOM_RTOL,
     _log_or_floor,
@@ -71,7 +71,7 @@ from .krr_worst_case import (
     WORK_LIMIT,
     EpsilonBracket,
     WorstCase,
-    _binary_branch_and_bound,
+    binary_max_eps0_bracket,
     worst_case_delta,
     worst_case_epsilon,
     worst_case_epsilon_bracket,
@@ -287,40 +287,14 @@ def _binary_max_eps0(
 ) -> tuple[float, bool]:
     """Largest ``eps0`` whose binary worst case is certified ``(eps, delta)``-DP, and whether it is exact.
 
-    Each step of the search asks the branch and bound (``budget / 12`` each) whether any
-    dataset exceeds ``level = delta (1 − 2 EXACT_RTOL)`` at ``eps`` (the level the epsilon
-    question solves for, so that the round trip holds); an undecided step counts as
-    "exceeds" (the safe side) and makes the answer inexact. The search runs between
-    ``floor``, a valid answer (stronger clones), and ``ceiling``, an answer no smaller than
-    the exact one (the two explicit pairs'), after one probe just below ``ceiling`` (often
-    the answer: the concentrated pair is the worst there); every answer is certified by its
-    own step.
+    :func:`~shufflelib.bounds.krr_worst_case.binary_max_eps0_bracket` at a profile target just
+    below ``eps`` (so that the round trip holds), between ``floor``, a valid answer (stronger
+    clones), and ``ceiling``, an answer no smaller than the exact one (the two explicit pairs').
     """
     if ceiling <= floor * (1.0 + EXACT_RTOL):  # the two ends already agree: nothing to search
         return floor, True
-    if delta < DELTA_FLOOR:  # no split's δ is resolved there: no step could certify
-        return floor, False
-    inner = profile_target(eps)
-    level = delta * (1.0 - 2.0 * EXACT_RTOL)
-    undecided = []
-
-    def profile(e0: float) -> float:
-        if e0 <= eps:
-            return 0.0
-        found = _binary_branch_and_bound(n, e0, inner, budget / 12.0, threshold=level)
-        if found.upper > level and found.lower <= level * (1.0 - 2.0 * EXACT_RTOL):
-            undecided.append(e0)
-        return found.upper
-
-    lo = max(floor, eps)
-    probe = ceiling * (1.0 - EXACT_RTOL)  # within EXACT_RTOL of the exact answer if certified there
-    if lo < probe <= EPS0_MAX and profile(probe) <= level:
-        return probe, not undecided
-    hi = min(max(ceiling * (1.0 + 1e-9) + 1e-12, lo), EPS0_MAX)
-    value = largest_reaching(profile, level, lo, hi, log_scale=True) if hi > lo else None
-    if value is None:  # the floor itself could not be certified: it stays the (valid) answer
-        return floor, False
-    return max(value, floor), not undecided
+    found = binary_max_eps0_bracket(n, profile_target(eps), delta, budget, floor=floor, ceiling=ceiling)
+    return found.lower, found.exact
 
 
 @lru_cache(maxsize=32)
@@ -402,9 +376,11 @@ class ExactKRR(AmplificationBound):
 
     Notes
     -----
-    Reach within the default budget: see ``benchmarks/bench_bounds.py`` (exact for ``k = 2``
-    up to ``n = 1e6`` for ``eps0 >= 0.5`` at δ ≈ 1e-6, about a second, a bracket of about
-    0.3 % in δ at 1e7 for ``eps0 <= 1``; tens of users for
+    Reach within the default budget: see ``benchmarks/bench_bounds.py`` (for ``k = 2`` at
+    δ ≈ 1e-6: the three questions exact up to ``n = 1e6`` for ``eps0 >= 1``, about a second
+    each, and up to ``1e5`` for ``eps0 = 0.5``; at ``1e6``, ``eps0 = 0.5``, brackets of about
+    0.2 % in ε and ``eps0``; at ``1e7``, ``eps0 <= 1``, about 0.3 % in δ and ``eps0``, 2–5 % in
+    ε; tens of users for
     ``k = 3`` and ``k = 4``, and beyond them a bracket of about 1 % in δ at ``n = 1e4`` and
     0.1 % at 1e6).
 
@@ -439,7 +415,7 @@ class ExactKRR(AmplificationBound):
     #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
     #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound.
-    BINARY_SHARE = {"delta": 0.5, "epsilon": 0.5, "eps0": 0.3}
+    BINARY_SHARE = {"delta": 0.5, "epsilon": 0.5, "eps0": 0.5}
 
     def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:
         """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
@@ -511,7 +487,8 @@ class ExactKRR(AmplificationBound):
         return _upper_answer(self.k, "max_eps0", n, eps, delta)
 
     def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
-        """(answer, exact) of the ``eps0`` question for ``k = 2``: one decision per step of the search."""
+        """(answer, exact) of the ``eps0`` question for ``k = 2`` (the root walk of
+        :func:`~shufflelib.bounds.krr_worst_case.binary_max_eps0_bracket`)."""
         floor = _upper_answer(2, "max_eps0", n, eps, delta)
         ceiling = _lower_answer(2, "max_eps0", n, eps, delta)
         return _binary_max_eps0(n, eps, delta, self._budget("eps0"), floor, ceiling)
