@@ -864,7 +864,7 @@ def worst_case_epsilon_bracket(
 ) -> EpsilonBracket:
     """Worst-case ε(δ) of shuffled k-RR over all neighbouring pairs, as a certified bracket.
 
-    ``ε = max_h ε_h(δ)`` over the histograms ``h`` of the others. Iteration (:func:`_root_walk`):
+    ``ε = max_h ε_h(δ)`` over the histograms ``h`` of the others. Iteration (a root walk):
     take the worst dataset ``h`` at the current ε, solve ``δ_h(ε) = δ`` for that one dataset
     (cheap), and search all datasets at the new ε; stop when none exceeds ``δ`` there. Every
     step raises ε to the root of some dataset, so the loop ends at the largest root, certified
@@ -965,9 +965,9 @@ def binary_max_eps0_bracket(
     Every dataset's δ at ``eps`` grows with ``eps0`` (k-RR with a smaller ``eps0`` is a
     post-processing of k-RR with a larger one), so the answer is ``min_h eps0_h``, the
     smallest of the datasets' own roots. The walk of :func:`worst_case_epsilon_bracket`, run
-    downwards (:func:`_root_walk`): from ``ceiling`` (an ``eps0`` at least the exact answer,
-    e.g. the two explicit pairs') the branch and bound finds the worst split, its root lowers
-    ``eps0``, and a search at the new ``eps0`` certifies it (or finds the next split). Beyond
+    downwards: from ``ceiling`` (an ``eps0`` at least the exact answer, e.g. the two explicit
+    pairs') the branch and bound finds the worst split, its root lowers ``eps0``, and a
+    search at the new ``eps0`` certifies it (or finds the next split). Beyond
     ``work_limit`` the answer is looked for between the last root and ``floor`` (a valid
     ``eps0``, e.g. stronger clones'), which it never goes below, and ``exact`` is false.
 
