@@ -868,11 +868,11 @@ def worst_case_epsilon_bracket(
     take the worst dataset ``h`` at the current ε, solve ``δ_h(ε) = δ`` for that one dataset
     (cheap), and search all datasets at the new ε; stop when none exceeds ``δ`` there. Every
     step raises ε to the root of some dataset, so the loop ends at the largest root, certified
-    by the last search. For ``k = 2`` each search is the branch and bound asked only "does any
-    dataset exceed δ?" (with three quarters of what is left of ``work_limit``); if one cannot
-    decide, the bracket's upper end is found by bisection between the last root and ``ceiling``
-    (a valid ε supplied by the caller, default ``eps0``) with the same decisions, and ``exact``
-    is false. Below ``δ = 1e-300`` (where split values count as underflowed) no search can
+    by the last search. For ``k = 2`` each search is the branch and bound (sharing
+    ``work_limit``), asked for the worst split after the first root and otherwise only "does any
+    dataset exceed δ?"; if one cannot decide, the bracket's upper end is looked for between the
+    last root and ``ceiling`` (a valid ε supplied by the caller, default ``eps0``) with the same
+    decisions, and ``exact`` is false. Below ``δ = 1e-300`` (where split values count as underflowed) no search can
     certify: the bracket is ``[0, ceiling]``.
 
     Examples
