@@ -2,8 +2,8 @@
 
 The rocket icon of a page opens ``<binder>/v2/gh/<repo>/<branch>?urlpath=lab/tree/book/<chapter>.md``:
 JupyterLab at ``lab/tree/book/<chapter>.md``. This test recreates that environment
-from ``binder/`` — the packages of ``binder/requirements.txt`` are those of the
-``test`` extra, and ``binder/postBuild`` is run into a fresh Jupyter configuration
+from ``binder/`` — ``binder/requirements.txt`` reads the top-level ``requirements.txt``,
+whose packages are those of the ``test`` extra, and ``binder/postBuild`` is run into a fresh Jupyter configuration
 folder — starts JupyterLab on ``127.0.0.1`` (free port, no token; stopped at the end),
 and checks in headless Chromium, with every request to another host blocked, that
 
@@ -237,12 +237,21 @@ def test_chapter_math_knows_the_book_macros(page, lab) -> None:
     assert not page.blocked, f"JupyterLab tried to reach other hosts: {page.blocked}"
 
 
-def test_binder_pins_are_the_tested_versions() -> None:
-    """Every pin of ``binder/requirements.txt`` is the version installed here (``.ci/run`` installs the pins)."""
+def test_binder_reads_the_top_level_pins() -> None:
+    """The launch button's environment is the top-level ``requirements.txt``: ``binder/requirements.txt``
+    refers to it and pins nothing of its own (one source of the kernel's pins, no copy that can drift)."""
+    lines = [line.split("#")[0].strip() for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines()]
+    assert [line for line in lines if line] == ["-r ../requirements.txt"]
+    top = (ROOT / "requirements.txt").read_text().splitlines()
+    assert "-e ." in top, "requirements.txt installs this package from the clone"
+
+
+def test_kernel_pins_are_the_tested_versions() -> None:
+    """Every pin of ``requirements.txt`` is the version installed here (``.ci/run`` installs the pins)."""
     from importlib.metadata import PackageNotFoundError, version
 
     pins = {}
-    for line in (ROOT / "binder" / "requirements.txt").read_text().splitlines():
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
         line = line.split("#")[0].strip()
         if "==" in line:
             name, pinned = line.split("==")
@@ -257,5 +266,5 @@ def test_binder_pins_are_the_tested_versions() -> None:
         if installed != pinned:
             differ[name] = (pinned, installed)
     if differ and not os.environ.get("CI"):
-        pytest.skip(f"installed versions differ from binder/requirements.txt (pinned, installed): {differ}")
-    assert not differ, f"binder/requirements.txt pins versions that are not the tested ones: {differ}"
+        pytest.skip(f"installed versions differ from requirements.txt (pinned, installed): {differ}")
+    assert not differ, f"requirements.txt pins versions that are not the tested ones: {differ}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import yaml
@@ -11,11 +12,27 @@ ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "pages.yml"
 
 
+def readme_command(heading: str) -> str:
+    """The command of the README's code block that follows the bold heading."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split(f"**{heading}**", 1)[1]
+    return re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+
+
 def readme_build_command() -> str:
     """The command of the README's "Build the book" code block."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("**Build the book**", 1)[1]
-    return re.search(r"```bash\n(.+?)\n```", section, re.S).group(1).strip()
+    return readme_command("Build the book")
+
+
+def test_readme_commands_run_in_a_virtual_environment_in_the_clone() -> None:
+    """Both commands create (or reuse) ``.venv`` in the clone and activate it, as a newcomer does,
+    and ``.ci/run`` runs them as the README writes them (it reads them from the README)."""
+    for heading in ("Build the book", "Run the whole test suite"):
+        command = readme_command(heading)
+        assert command.startswith("python3 -m venv .venv && source .venv/bin/activate && "), command
+    ci = (ROOT / ".ci" / "run").read_text()
+    for heading in ("Build the book", "PDF edition", "Run the whole test suite"):
+        assert f'readme_command "{heading}"' in ci, heading
 
 
 def steps_using(job: dict, action: str) -> list[dict]:
@@ -47,7 +64,8 @@ def test_repository_url_is_set_once() -> None:
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     url = config["repository"]["url"]
     assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url)
-    tracked = [p for p in ROOT.rglob("*") if p.is_file() and not {"_build", ".git", ".cache"} & set(p.parts)]
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    tracked = [ROOT / name for name in listed.decode().split("\0") if name and (ROOT / name).is_file()]
     elsewhere = [
         str(p.relative_to(ROOT))
         for p in tracked

@@ -8,9 +8,9 @@ folder, linked from the instructors page:
   enters an answer and runs the check.
 * ``answer-key.zip``: the same notebooks with the solutions.
 
-Both hold the launch button's ``requirements.txt`` (``binder/``: JupyterLab with jupyterlab-myst,
-which renders the theorems and, from each chapter's first cell, the book's math macros) and a
-short ``README.txt``. A chapter is
+Both hold the kernel's ``requirements.txt`` (the book's top-level one, which the launch button
+reads too: JupyterLab with jupyterlab-myst, which renders the theorems and, from each chapter's
+first cell, the book's math macros) and a short ``README.txt``. A chapter is
 a MyST Markdown notebook (a ``jupytext`` header); a solution is everything from a
 ```` ```{solution-start} ```` line through the matching ```` ```{solution-end} ```` block.
 """
@@ -48,7 +48,7 @@ jupyterlab-myst, which renders the theorems, the exercises and the book's math m
 {what}
 """
 #: The environment of the live chapters (the launch button), also the students' (from the book's root).
-REQUIREMENTS = Path("binder") / "requirements.txt"
+REQUIREMENTS = Path("requirements.txt")
 
 
 def is_notebook(text: str) -> bool:
@@ -116,7 +116,7 @@ def _toc_order(app: Sphinx) -> list[str]:
 
 
 def course_requirements(root: Path, repository: str | None) -> str | None:
-    """The students' ``requirements.txt``: the launch button's (``binder/requirements.txt``), with
+    """The students' ``requirements.txt``: the kernel's pins (the top-level ``requirements.txt``), with
     ``-e .`` (meaningless outside a clone) replaced by the repository; ``None`` without the file."""
     path = root / REQUIREMENTS
     if not path.exists():
