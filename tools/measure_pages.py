@@ -129,7 +129,7 @@ MEASURE_JS = r"""() => {
   const beyond = [];
   if (sideways) {
     for (const e of document.body.querySelectorAll('*')) {
-      if (beyond.some(b => b.contains(e)) || !shown(e)) continue;
+      if (beyond.some(b => b.contains(e)) || !shown(e) || e.closest('.bd-sidebar-secondary, dialog')) continue;
       if (e.getBoundingClientRect().right <= window.innerWidth + 1) continue;
       let clipped = false;   // inside a box that scrolls or clips within the window
       for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
