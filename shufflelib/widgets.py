@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence, Sized
 from typing import Any
 
+import ipywidgets
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
@@ -108,7 +109,7 @@ class FigureExplorer(widgets.VBox):
     (['application/pdf', 'application/vnd.jupyter.widget-view+json'], 'k = 2')
     """
 
-    def __init__(self, children: Sequence[widgets.Widget], still: Mapping[str, str]) -> None:
+    def __init__(self, children: Sequence[ipywidgets.Widget], still: Mapping[str, str]) -> None:
         super().__init__(list(children))
         self._still = dict(still)
 

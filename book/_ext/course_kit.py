@@ -9,7 +9,7 @@ folder, linked from the instructors page:
   ``check_answer(answer, <code computing the value>)`` becomes
   ``check_answer(answer, "answer-key:…")``, the value's hashed key
   (:class:`shufflelib.exercises.AnswerKey`), which the check cell published when the build
-  executed the chapter (read from the build's executed notebook).
+  executed the chapter (read from the build's execution cache).
 * ``answer-key.zip``: the same notebooks with the solutions.
 
 Both hold the kernel's ``requirements.txt`` (the book's top-level one, which the launch button
@@ -212,13 +212,25 @@ def _notebook_pages(app: Sphinx) -> list[tuple[str, Path, str]]:
 
 
 def executed_keys(app: Sphinx) -> dict[str, dict[str, list[str]]]:
-    """Chapter name -> its check cells' answer keys, from the build's executed notebooks."""
-    folder = Path(app.env.mystnb_config.output_folder)
+    """Chapter name -> its check cells' answer keys, from the build's execution cache.
+
+    The chapter is read as myst-nb reads it and matched in the jupyter-cache that the build
+    executed it into (the notebooks myst-nb writes to ``jupyter_execute/`` lack the outputs
+    of a chapter taken from the cache)."""
+    from jupyter_cache import get_cache
+    from myst_nb.core.read import create_nb_reader
+
+    cache = get_cache(app.env.mystnb_config.execution_cache_path)
     keys = {}
-    for docname, path, _ in _notebook_pages(app):
-        executed = folder / f"{docname}.ipynb"
-        if executed.exists():
-            keys[path.stem] = answer_keys(nbformat.read(executed, as_version=4))
+    for _, path, text in _notebook_pages(app):
+        reader = create_nb_reader(str(path), app.env.myst_config, app.env.mystnb_config, text)
+        if reader is None:
+            continue
+        try:
+            _, executed = cache.merge_match_into_notebook(reader.read(text))
+        except KeyError:  # not in the cache (a build that does not execute): no keys
+            continue
+        keys[path.stem] = answer_keys(executed)
     return keys
 
 
