@@ -18,11 +18,13 @@ The measurements are written to ``_build/site-report/reading.json``.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 import pytest
-from test_site import book_pages, browser, server, site  # noqa: F401 (fixtures)
+from test_chapters import toc_files
+from test_site import browser, server, site  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -112,3 +114,63 @@ def test_measure_pages_finds_what_it_should(browser) -> None:  # noqa: F811 (fix
     assert {w["kind"] for w in worst["wide_1366"]} == {"scrolls", "sticks out"}
     assert worst["sideways_390"] and worst["sideways_1366"]
     assert len(worst["raw"]) == 2 and len(worst["timings"]) == 2 and len(worst["commands"]) == 1
+
+
+# --- The API reference (issue 24, item 5) ---
+
+MAX_API_HEIGHT = 20_000  # px at 1366 px
+API_PAGES = [p + ".html" for p in toc_files() if p.startswith("book/api")]
+
+API_FACTS = """() => {
+  const article = document.querySelector('article.bd-article') || document.body;
+  const objects = Array.from(article.querySelectorAll('dl.py > dt[id]')).map(dt => dt.id);
+  const signatures = Array.from(article.querySelectorAll('dl.py > dt')).map(dt => dt.textContent);
+  const tables = article.querySelectorAll('table.autosummary').length;
+  return {height: document.documentElement.scrollHeight, objects, signatures, tables};
+}"""
+
+
+@pytest.fixture(scope="module")
+def api_facts(browser, server):  # noqa: F811 (fixtures)
+    context, page = measure_pages.new_page(browser, measure_pages.LAPTOP)
+    facts = {}
+    for path in API_PAGES:
+        measure_pages.open_and_settle(page, f"{server}/{path}")
+        facts[path] = page.evaluate(API_FACTS)
+    context.close()
+    return facts
+
+
+def test_api_pages_are_short_and_open_with_a_summary_table(api_facts) -> None:
+    assert len(API_PAGES) > 15
+    tall = {path: f["height"] for path, f in api_facts.items() if f["height"] > MAX_API_HEIGHT}
+    assert not tall, f"API pages taller than {MAX_API_HEIGHT:,} px: {tall}"
+    untabled = [path for path, f in api_facts.items() if f["objects"] and not f["tables"]]
+    assert not untabled, f"API pages documenting objects without a summary table: {untabled}"
+
+
+def test_api_documents_every_object_once_without_reprs(api_facts) -> None:
+    seen: dict[str, str] = {}
+    twice = []
+    for path, facts in api_facts.items():
+        for name in facts["objects"]:
+            if name in seen:
+                twice.append(f"{name} ({seen[name]} and {path})")
+            seen[name] = path
+    assert not twice, f"objects documented twice: {twice[:5]}"
+    assert len(seen) > 300, len(seen)
+    repr_ = re.compile(r"<(?:function|class|bound method|lambda|module)\b|<[\w.]+ object at 0x")
+    reprs = [s[:100] for f in api_facts.values() for s in f["signatures"] if repr_.search(s)]
+    assert not reprs, f"signatures with Python reprs: {reprs[:5]}"
+
+
+@pytest.mark.parametrize("path", [p + ".html" for p in toc_files()])
+def test_no_page_scrolls_sideways_on_a_phone(browser, server, path) -> None:  # noqa: F811 (fixtures)
+    """At 390 px no page of the book scrolls sideways (a long equation or code block may scroll in its box)."""
+    context, page = measure_pages.new_page(browser, measure_pages.PHONE)
+    try:
+        measure_pages.open_and_settle(page, f"{server}/{path}")
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+    finally:
+        context.close()
+    assert width <= measure_pages.PHONE["width"] + 1, f"{path} is {width} px wide at {measure_pages.PHONE['width']} px"
