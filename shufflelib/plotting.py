@@ -295,7 +295,9 @@ def panel_grid(panels: int, *, ncols: int = 2, panel_height: float = 2.8, **subp
     rows = math.ceil(panels / ncols)
     last = panels - ncols * (rows - 1)
     slots = math.lcm(ncols, last)
-    fig = plt.figure(figsize=(COLUMN_WIDTH, panel_height * rows))
+    # The tight layout engine spaces the panels when the figure is drawn, so no panel's labels
+    # run into its neighbour's (a chapter may still call fig.tight_layout()).
+    fig = plt.figure(figsize=(COLUMN_WIDTH, panel_height * rows), layout="tight")
     grid = fig.add_gridspec(rows, slots)
     axes: list[Axes] = []
     places = []

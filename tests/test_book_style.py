@@ -126,3 +126,15 @@ def test_figure_explorer_prints_its_initial_picture() -> None:
     big = figure_explorer(lambda n: "<p>n</p>", {"n": [10**5, 10**6, 2 * 10**6]}).children[0]
     assert [label for label, _ in big.options] == ["10⁵", "10⁶", "2 × 10⁶"]
     assert [label for label, _ in slider.options] == ["2", "3"]
+
+
+def test_panel_grid_keeps_labels_off_the_neighbouring_panel() -> None:
+    fig, axes = panel_grid(2, panel_height=3.4)
+    for ax in axes:
+        ax.plot([0, 1], [0, 1])
+        ax.set_ylabel("type II error (1 − TPR)")
+    axes[1].set(xlim=(0.97, 1.0), ylim=(0, 0.01))
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    assert not _overlaps(axes[0].get_tightbbox(renderer), axes[1].get_tightbbox(renderer))
+    plt.close(fig)
