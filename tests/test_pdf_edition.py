@@ -86,7 +86,8 @@ def test_solutions_follow_the_exercises_at_the_end_of_each_chapter() -> None:
     for (number, docname), body in zip(chapters(), bodies, strict=True):
         if "Solution to" not in body:
             continue
-        solutions = body.rfind("\nSolutions\n")
+        heading = list(re.finditer(r"^\s*\d+\.\d+\s+Solutions\s*$", body, re.M))
+        solutions = heading[-1].start() if heading else -1
         assert solutions > 0, f"Chapter {number} ({docname}): no Solutions section"
         assert body.find("Solution to") > solutions, f"Chapter {number}: a solution before the Solutions section"
 

@@ -114,6 +114,10 @@ class PdfEditionBuilder(LaTeXBuilder):
                 sheet_title = f"Problem sheet: Chapter {number}, {title}"
                 self.document_data.append((docname, target, sheet_title, author, "howto", False))
 
+    def get_contentsname(self, indexfile: str) -> str:
+        # Sphinx names the contents after the root page's first toctree caption ("Foundations")
+        return "Contents"
+
     def update_doc_context(self, title: str, author: str, theme) -> None:
         super().update_doc_context(title, author, theme)
         # a problem sheet (the howto class) has no table of contents
@@ -144,6 +148,9 @@ class PdfEditionBuilder(LaTeXBuilder):
             chapter = self._chapter_numbers.get(docname)
             text = f"({chapter}.{number})" if chapter and number else f"({number})"
             ref.replace_self(nodes.Text(text))
+        # figure and table references ("Fig. 2.3"): their text, which already holds the number
+        for ref in list(tree.findall(addnodes.number_reference)):
+            ref.replace_self(nodes.Text(ref.astext()))
 
     # --- the book ---
 
