@@ -92,7 +92,13 @@ def test_measure_pages_finds_what_it_should(browser) -> None:  # noqa: F811 (fix
     """The measurement itself, on a small page made for it: each defect is found, a clean page passes."""
     import tempfile
 
-    clean = "<article class='bd-article' style='max-width:600px'><p>Prose.</p></article>"
+    # A folded cell (a hide-input cell: a closed <details>) shows only its summary: not visible code.
+    folded = (
+        "<details><summary>Show code cell source</summary><div class='cell_input'><pre>"
+        + "\n".join(f"z = {i}" for i in range(40))
+        + "</pre></div></details>"
+    )
+    clean = f"<article class='bd-article' style='max-width:600px'><p>Prose.</p>{folded}</article>"
     bad = (
         "<article class='bd-article' style='max-width:600px'>"
         "<div class='cell_input'><pre>" + "\n".join(f"x = {i}" for i in range(30)) + "</pre></div>"

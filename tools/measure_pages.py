@@ -75,7 +75,10 @@ CHROMIUM_FLAGS = [
 
 MEASURE_JS = r"""() => {
   const article = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
-  const shown = e => e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  // Inside a closed <details> (a hide-input cell, a dropdown) only the summary is drawn, although
+  // Chromium still gives the folded contents a size.
+  const folded = e => { const d = e.closest('details:not([open])'); return d !== null && !e.closest('summary'); };
+  const shown = e => e.offsetParent !== null && e.getBoundingClientRect().width > 0 && !folded(e);
   const brief = e => (e.innerText || e.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 80);
   const name = e => e.tagName.toLowerCase()
     + (e.classList.length ? '.' + Array.from(e.classList).slice(0, 2).join('.') : '');
