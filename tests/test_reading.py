@@ -170,6 +170,27 @@ def test_api_documents_every_object_once_without_reprs(api_facts) -> None:
     assert not reprs, f"signatures with Python reprs: {reprs[:5]}"
 
 
+#: A Python repr a reader cannot use: ``<function …>``, ``<class …>``, ``<… object at 0x…>``.
+PYTHON_REPR = re.compile(
+    r"<(?:function|class|bound method|built-in function|lambda|module)\b[^<>]{0,120}>?| at 0x[0-9a-fA-F]{4,}"
+)
+
+
+def test_api_pages_show_no_python_reprs(site) -> None:  # noqa: F811 (fixture)
+    """No API page shows a raw repr anywhere: signatures, attribute values, docstrings, examples
+    (``bounds = {'clones': <class …>}`` was shown for the calculator families' registries)."""
+    import html
+
+    pages = sorted((site / "book" / "api").rglob("*.html")) + [site / "book" / "api.html"]
+    assert len(pages) > 15, pages
+    found = []
+    for path in pages:
+        markup = re.sub(r"(?is)<(script|style)\b.*?</\1>", " ", path.read_text(encoding="utf-8"))
+        text = html.unescape(re.sub(r"<[^>]+>", "", markup))
+        found += [f"{path.relative_to(site)}: {m.group(0)[:80]!r}" for m in PYTHON_REPR.finditer(text)]
+    assert not found, f"{len(found)} Python reprs on the API pages, e.g. {found[:5]}"
+
+
 @pytest.mark.parametrize("path", [p + ".html" for p in toc_files()])
 def test_no_page_scrolls_sideways_on_a_phone(browser, server, path) -> None:  # noqa: F811 (fixtures)
     """At 390 px no page of the book scrolls sideways (a long equation or code block may scroll in its box)."""

@@ -12,7 +12,9 @@
 Signatures never show a default's Python repr (``<function …>``, ``<class …>``, ``<object
 at 0x…>``): defaults are shown as written in the source (``autodoc_preserve_defaults``), and
 a default with no source text (a dataclass field's ``lambda``) as ``…``. Module-level data
-is documented without its value (a registry's repr is a page of ``<class …>``).
+is documented without its value (a registry's repr is a page of ``<class …>``); a class
+attribute whose value's repr is such a repr shows its value as written in the class
+(``bounds = BOUNDS``, not ``= {'blanket-bennett': <class …>, …}``), or no value.
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ import importlib
 import importlib.util
 import inspect
 import re
+import textwrap
 from pathlib import Path
 
 from docutils import nodes
 from docutils.statemachine import StringList
 from sphinx.application import Sphinx
+from sphinx.ext.autodoc import AttributeDocumenter
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.inspect import object_description
 from sphinx.util.nodes import nested_parse_with_titles
 
 #: A default's repr that means nothing to a reader: ``<function f>``, ``<class 'C'>``, ``<C object at 0x…>``.
@@ -184,10 +189,57 @@ def _strip_reprs(text: str) -> str:
     return text
 
 
+def _source_value(cls: type, name: str) -> str | None:
+    """The source text of ``name``'s value in the body of class ``cls`` (or of a base), if any."""
+    for klass in inspect.getmro(cls):
+        try:
+            text = textwrap.dedent(inspect.getsource(klass))
+            tree = ast.parse(text)
+        except (TypeError, OSError, SyntaxError):
+            continue
+        if not tree.body or not isinstance(tree.body[0], ast.ClassDef):
+            continue
+        for node in tree.body[0].body:
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                targets = [node.target]
+            else:
+                continue
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return " ".join(ast.get_source_segment(text, node.value).split())
+    return None
+
+
+class AttributeWithoutRepr(AttributeDocumenter):
+    """A class attribute whose value's repr is a Python repr (``{'clones': <class …>}``) is
+    shown with its value as written in the class body, or without a value."""
+
+    priority = AttributeDocumenter.priority + 1
+
+    def _repr_is_raw(self) -> bool:
+        try:
+            return bool(REPR.search(object_description(self.object)))
+        except ValueError:
+            return False
+
+    def should_suppress_value_header(self) -> bool:
+        return super().should_suppress_value_header() or self._repr_is_raw()
+
+    def add_directive_header(self, sig: str) -> None:
+        super().add_directive_header(sig)
+        if self.options.no_value or super().should_suppress_value_header() or not self._repr_is_raw():
+            return
+        source = _source_value(self.parent, self.objpath[-1]) if inspect.isclass(self.parent) else None
+        if source and not REPR.search(source):
+            self.add_line("   :value: " + source, self.get_sourcename())
+
+
 def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.autodoc")
     app.setup_extension("sphinx.ext.autosummary")
     app.add_directive("shufflelib-module", ShufflelibModule)
     app.add_directive("shufflelib-module-index", ShufflelibModuleIndex)
     app.connect("autodoc-process-signature", _no_reprs)
+    app.add_autodocumenter(AttributeWithoutRepr, override=True)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
