@@ -183,6 +183,21 @@ def _no_reprs(app, what, name, obj, options, signature, return_annotation):
     return signature, return_annotation
 
 
+#: A dotted name in a ``:type:`` field (``shufflelib.segmented.protocol.SegmentedParameters``).
+DOTTED = re.compile(r"(?<![\w.~`])((?:[A-Za-z_]\w*\.)+[A-Za-z_]\w*)")
+
+
+def _short_types(app, what, name, obj, options, lines):
+    """``:type:`` fields (napoleon writes one per attribute) name a type by its last part, as
+    signatures do (``autodoc_typehints_format = "short"``), and link to it: not a 50-character
+    dotted path."""
+    for i, line in enumerate(lines):
+        head, sep, value = line.partition(":type")
+        if not head.strip() and sep:
+            label, colon, rest = value.partition(":")
+            lines[i] = head + sep + label + colon + DOTTED.sub(r"~\1", rest)
+
+
 def _strip_reprs(text: str) -> str:
     while REPR.search(text):
         text = REPR.sub("…", text)
@@ -242,4 +257,5 @@ def setup(app: Sphinx) -> dict:
     app.add_directive("shufflelib-module-index", ShufflelibModuleIndex)
     app.connect("autodoc-process-signature", _no_reprs)
     app.add_autodocumenter(AttributeWithoutRepr, override=True)
+    app.connect("autodoc-process-docstring", _short_types, priority=600)  # after napoleon's (500)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -105,7 +105,7 @@ class RealSumParams:
 
     @property
     def depth(self) -> int:
-        """``L``: values are rounded to multiples of ``2^{-L}``."""
+        """The depth ``L`` of the levels: values are rounded to multiples of ``2^{-L}``."""
         return len(self.levels) - 1
 
     def expected_messages(self, n: int, x: float) -> float:
