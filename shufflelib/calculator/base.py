@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._validation import N_MAX
 from ..composition import MAX_ROUNDS
 from ..composition.model import RoundModel, composed_record
 
@@ -128,31 +129,51 @@ class Number:
 
     def _one(self, flag: str, part: str, text: str) -> Any:
         value = _read(part, self.integer)
-        ok = value is not None and math.isfinite(value)
+        # An int is compared exactly (math.isfinite would overflow past 10**308); a float
+        # must be finite.
+        ok = value is not None and (isinstance(value, int) or math.isfinite(value))
         if ok and self.low is not None:
             ok = value > self.low if self.open_low else value >= self.low
         if ok and self.high is not None:
             ok = value < self.high if self.open_high else value <= self.high
         if not ok:
-            raise ValueError(shorten(f"{flag} must be {self.describe()}, got {text!r}"))
+            raise ValueError(shorten(f"{flag} must be {self.describe()}, got {_quoted(text)}"))
         return value
 
 
 def _g(x: float) -> str:
-    return f"{x:g}"
+    """``x`` as a range end: ``2``, ``0.5``, ``1e9`` (not ``1e+09``)."""
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e")
+
+
+def _quoted(text: str) -> str:
+    """``text`` in quotes for a message, every character outside printable ASCII shown as ``\\uXXXX``
+    (a no-break space or an Arabic digit is seen for what it is)."""
+    return "'" + "".join(c if " " <= c <= "~" else f"\\u{ord(c):04x}" for c in text) + "'"
+
+
+#: A number as the calculator reads it: ASCII digits, an optional sign, point and exponent
+#: (no ``_`` separators, no other script's digits, no ``inf``/``nan``: Python's ``float`` and
+#: ``int`` accept all of these).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _read(text: str, integer: bool) -> float | int | None:
-    text = text.strip()
-    if integer:
+    """The number written in ``text`` (ASCII blanks around it allowed), ``None`` if it is not one.
+
+    An integer's digits are read exactly (any length up to Python's limit of 4,300 digits; a
+    longer one reads as infinite); ``1e4`` is an integer if its value is.
+    """
+    text = text.strip(" \t")
+    if not _NUMBER.fullmatch(text):
+        return None
+    if integer and _INTEGER.fullmatch(text):
         try:
             return int(text)
-        except ValueError:
-            pass
-    try:
-        value = float(text)
-    except ValueError:
-        return None
+        except ValueError:  # more digits than int() converts: out of any range
+            return math.inf
+    value = float(text)
     if integer:
         return int(value) if math.isfinite(value) and value.is_integer() else None
     return value
@@ -263,7 +284,9 @@ DELTA = Argument(
     "--delta", "central delta, in (0, 1)", "DELTA", number=Number(low=0, high=1, open_low=True, open_high=True)
 )
 #: ``--n``: number of users.
-USERS = Argument("--n", "number of users (an integer >= 2)", "N", number=Number(integer=True, low=2))
+USERS = Argument(
+    "--n", "number of users (an integer in [2, 1e9])", "N", number=Number(integer=True, low=2, high=N_MAX)
+)
 
 
 #: ``--compose``: number of rounds of the composed question (every family reads it).

@@ -144,7 +144,9 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
     try:
         parser = build_parser(families)
         try:
-            args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else list(argv)))
+            words = _attach_negative_values(sys.argv[1:] if argv is None else list(argv))
+            _refuse_repeated(words)
+            args = parser.parse_args(words)
         except SystemExit as exc:  # --help
             return int(exc.code or 0)
         except _UsageError as exc:
@@ -197,6 +199,19 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
             out.append(token)
             i += 1
     return out
+
+
+def _refuse_repeated(words: list[str]) -> None:
+    """A flag given twice is refused (argparse would silently keep the last value)."""
+    seen: set[str] = set()
+    for word in words:
+        if word == "--":
+            return
+        flag = word.partition("=")[0]
+        if flag.startswith("--"):
+            if flag in seen:
+                raise _UsageError(f"{PROG}: error: {flag} is given more than once")
+            seen.add(flag)
 
 
 def _family_texts(

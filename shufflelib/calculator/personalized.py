@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._validation import N_MAX
 from ..bounds.base import soundness_record
 from ..composition import profile_model
 from ..personalized.bounds import PERSONALIZED_BOUNDS, PersonalizedBound
@@ -27,7 +28,7 @@ from .base import COMPOSE, EPS0, Argument, Family, Number, Question, composed_an
 __all__ = ["PersonalizedFamily"]
 
 #: Parameter names of :class:`~shufflelib.personalized.population.Population` -> the calculator's flags.
-_FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0"}
+_FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0", "counts": "--counts"}
 
 _LEVELS = Argument(
     "--eps0", "comma-separated local eps levels (> 0)", "LIST", number=Number(low=0, open_low=True, many=True)
@@ -35,9 +36,9 @@ _LEVELS = Argument(
 _OPTIONS = (
     Argument(
         "--counts",
-        "comma-separated number of users at each level (integers >= 1)",
+        "comma-separated number of users at each level (integers in [1, 1e9], adding up to at most 1e9)",
         "LIST",
-        number=Number(integer=True, low=1, many=True),
+        number=Number(integer=True, low=1, high=N_MAX, many=True),
     ),
 )
 _MECHANISM = (

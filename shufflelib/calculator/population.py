@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._validation import check_int
+from .._validation import N_MAX, check_int
 from ..bounds.base import soundness_record
 from ..composition import RoundModel, pair_step, profile_model
 from ..composition.clone_pld import clone_blocks_pld, round_blocks
@@ -96,7 +96,11 @@ _POPULATION = Argument(
 )
 _DUMMIES = (
     Argument(
-        "--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)
+        "--dummies",
+        "number of dummy reports k (default 0)",
+        "K",
+        required=False,
+        number=Number(integer=True, low=0, high=N_MAX),
     ),
     Argument(
         "--dummy-mode",

@@ -27,7 +27,9 @@ from typing import Any
 from ..bounds.base import NotApplicableError, soundness_record
 from ..composition import profile_model
 from ..segmented.group import GROUP_FORMS
+from .._validation import N_MAX
 from ..segmented.optimize import (
+    M_MAX,
     COMPOSED_ENVELOPE_POINTS,
     COMPOSED_RESOLUTIONS,
     check_user,
@@ -101,9 +103,13 @@ class SegmentedExact:
 
 _PROTOCOL = (
     USERS,
-    Argument("--m", "expected blanket messages per user (> 0)", "M", number=Number(low=0, open_low=True)),
-    Argument("--d", "number of items (an integer >= 3)", "D", number=Number(integer=True, low=3)),
-    Argument("--s", "items per user (an integer >= 1, at most d)", "S", number=Number(integer=True, low=1)),
+    Argument(
+        "--m", "expected blanket messages per user, in (0, 1e4]", "M", number=Number(low=0, high=M_MAX, open_low=True)
+    ),
+    Argument("--d", "number of items (an integer in [3, 1e9])", "D", number=Number(integer=True, low=3, high=N_MAX)),
+    Argument(
+        "--s", "items per user (an integer >= 1, at most d)", "S", number=Number(integer=True, low=1, high=N_MAX)
+    ),
 )
 _LAM = Argument("--lam", "reporting probability of the user's level, in [0, 1]", "LAM", number=Number(low=0, high=1))
 _OPTIONS = (
@@ -112,7 +118,7 @@ _OPTIONS = (
         "blanket slots per user (default ceil(m))",
         "SLOTS",
         required=False,
-        number=Number(integer=True, low=1),
+        number=Number(integer=True, low=1, high=N_MAX),
     ),
     Argument("--group", "group-privacy form (default paper)", required=False, choices=GROUP_FORMS),
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._validation import N_MAX
 from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
 from ..bounds.base import soundness_record
 from ..composition import bound_model
@@ -30,7 +31,7 @@ _K = Argument(
     "domain size of k-ary randomized response (default 2 for krr)",
     "K",
     required=False,
-    number=Number(integer=True, low=2),
+    number=Number(integer=True, low=2, high=N_MAX),
 )
 
 
