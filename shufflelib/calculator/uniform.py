@@ -61,7 +61,8 @@ class UniformFamily(Family):
         cls = self.bounds[bound]
         mechanism = values["mechanism"] or ("generic" if "generic" in cls.mechanisms else cls.mechanisms[0])
         k = values["k"] if values["k"] is not None else (2 if mechanism == "krr" else None)
-        model = cls(mechanism=mechanism, k=k)
+        # A bound may ask for options of its own on the command line (exact-krr: its budget).
+        model = cls(mechanism=mechanism, k=k, **getattr(cls, "CALCULATOR_OPTIONS", {}))
         first, second = (arg.dest for arg in question_inputs(question))
         record = {"bound": bound, "mechanism": mechanism, "k": k, "n": values["n"]}
         record.update({first: values[first], second: values[second]})
