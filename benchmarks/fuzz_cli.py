@@ -82,8 +82,16 @@ UNIFORM = {
     "variation-ratio": ("generic", "laplace", "krr"),
 }
 LOWER = {"krr-two-pair-lower", "pop-exact-rr"}
-PERSONALIZED = ("pers-liu24", "pers-liu24-printed", "pers-liu24-pair", "pers-clones", "pers-fv", "pers-blanket",
-                "pers-gdp", "pers-lzx")
+PERSONALIZED = (
+    "pers-liu24",
+    "pers-liu24-printed",
+    "pers-liu24-pair",
+    "pers-clones",
+    "pers-fv",
+    "pers-blanket",
+    "pers-gdp",
+    "pers-lzx",
+)
 POPULATION = {
     "pop-binomial": ("binomial",),
     "pop-poisson": ("poisson",),
@@ -203,8 +211,12 @@ def personalized_head(rng: random.Random, bound: str) -> tuple[list[str], float]
     kind = rng.choice(["rr", "laplace", "gaussian"])
     out = ["--bound", bound, "--randomizer", kind, "--counts", ",".join(map(str, counts))]
     if kind == "gaussian":
-        out += ["--calibration", rng.choice(["classical", "analytic"]),
-                "--delta0", number(rng, log_uniform(rng, 1e-12, 1e-2))]
+        out += [
+            "--calibration",
+            rng.choice(["classical", "analytic"]),
+            "--delta0",
+            number(rng, log_uniform(rng, 1e-12, 1e-2)),
+        ]
     elif rng.random() < 0.2:
         out += ["--delta0", "0"]
     return out, ",".join(f"{x:.6g}" for x in levels)
@@ -284,42 +296,148 @@ INTEGER_FLAGS = {
     "--k": ("epsilon", "--bound", "stronger-clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6"),
     "--counts": ("epsilon", "--bound", "pers-clones", "--randomizer", "rr", "--eps0", "1", "--delta", "1e-6"),
     "--dummies": ("epsilon", "--bound", "pop-tight", "--population", "poisson:1000", "--eps0", "1", "--delta", "1e-6"),
-    "--d": ("epsilon", "--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--s", "1", "--lam", "0.5",
-            "--delta", "1e-6"),
-    "--slots": ("epsilon", "--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--d", "17", "--s", "4",
-                "--lam", "0.5", "--delta", "1e-6"),
+    "--d": (
+        "epsilon",
+        "--bound",
+        "segmented-exact",
+        "--n",
+        "5000",
+        "--m",
+        "1.5",
+        "--s",
+        "1",
+        "--lam",
+        "0.5",
+        "--delta",
+        "1e-6",
+    ),
+    "--slots": (
+        "epsilon",
+        "--bound",
+        "segmented-exact",
+        "--n",
+        "5000",
+        "--m",
+        "1.5",
+        "--d",
+        "17",
+        "--s",
+        "4",
+        "--lam",
+        "0.5",
+        "--delta",
+        "1e-6",
+    ),
     "--compose": ("epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6"),
 }
 REAL_FLAGS = {
     "--eps0": ("epsilon", "--bound", "clones", "--n", "1000", "--delta", "1e-6"),
     "--delta": ("epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1"),
     "--eps": ("delta", "--bound", "clones", "--n", "1000", "--eps0", "1"),
-    "--m": ("epsilon", "--bound", "segmented-exact", "--n", "5000", "--d", "17", "--s", "4", "--lam", "0.5",
-            "--delta", "1e-6"),
-    "--lam": ("epsilon", "--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--d", "17", "--s", "4",
-              "--delta", "1e-6"),
-    "--delta0": ("epsilon", "--bound", "pers-clones", "--randomizer", "gaussian", "--eps0", "1",
-                 "--counts", "1000", "--delta", "1e-6"),
+    "--m": (
+        "epsilon",
+        "--bound",
+        "segmented-exact",
+        "--n",
+        "5000",
+        "--d",
+        "17",
+        "--s",
+        "4",
+        "--lam",
+        "0.5",
+        "--delta",
+        "1e-6",
+    ),
+    "--lam": (
+        "epsilon",
+        "--bound",
+        "segmented-exact",
+        "--n",
+        "5000",
+        "--m",
+        "1.5",
+        "--d",
+        "17",
+        "--s",
+        "4",
+        "--delta",
+        "1e-6",
+    ),
+    "--delta0": (
+        "epsilon",
+        "--bound",
+        "pers-clones",
+        "--randomizer",
+        "gaussian",
+        "--eps0",
+        "1",
+        "--counts",
+        "1000",
+        "--delta",
+        "1e-6",
+    ),
 }
-NOT_NUMBERS = ["1_000", "١٠٠٠", "1000\u00a0", "\u00a01000", "１０００", "1000 ", "0x10", "1e", "--", "", "nan", "inf",
-               "-inf", "1,,2", "1e309", "²", "1.0.0", "True", "None", "1000\u2009", "٣"]
+NOT_NUMBERS = [
+    "1_000",
+    "١٠٠٠",
+    "1000\u00a0",
+    "\u00a01000",
+    "１０００",
+    "1000 ",
+    "0x10",
+    "1e",
+    "--",
+    "",
+    "nan",
+    "inf",
+    "-inf",
+    "1,,2",
+    "1e309",
+    "²",
+    "1.0.0",
+    "True",
+    "None",
+    "1000\u2009",
+    "٣",
+]
 
 
 def bad_cases(rng: random.Random) -> list[Case]:
     out = []
     for flag, head in INTEGER_FLAGS.items():
-        for text in ["9" * 309, "1" + "0" * 400, "1e308", "-" + "9" * 309, "1e400", str(10**9 + 1) if flag in
-                     ("--n", "--d", "--counts") else "1e30"]:
+        for text in [
+            "9" * 309,
+            "1" + "0" * 400,
+            "1e308",
+            "-" + "9" * 309,
+            "1e400",
+            str(10**9 + 1) if flag in ("--n", "--d", "--counts") else "1e30",
+        ]:
             out.append(Case([*head, flag, text], "bad", f"bad-int{flag}"))
     for flag, head in {**INTEGER_FLAGS, **REAL_FLAGS}.items():
         for text in rng.sample(NOT_NUMBERS, 6):
             if text in ("1000 ",):  # an ASCII blank around a number typed in quotes: either way
                 continue
             out.append(Case([*head, flag, text], "bad", "bad-text"))
-    for pop in ["poisson:1_000", "poisson:١٠٠٠", "poisson:1000\u00a0", "binomial:" + "9" * 320 + ",0.5",
-                "fixed:" + "9" * 320, "poisson:nan", "meanvar:1000,-1", "negbin:1000,10", "subexp:1000,0.5,1"]:
-        out.append(Case(["epsilon", "--bound", "pop-meanvar", "--population", pop, "--eps0", "1", "--delta",
-                         "1e-6"], "bad", "bad-population"))
+    for pop in [
+        "poisson:1_000",
+        "poisson:١٠٠٠",
+        "poisson:1000\u00a0",
+        "binomial:" + "9" * 320 + ",0.5",
+        "fixed:" + "9" * 320,
+        "poisson:nan",
+        "meanvar:1000,-1",
+        "negbin:1000,10",
+        "subexp:1000,0.5,1",
+    ]:
+        out.append(
+            Case(
+                ["epsilon", "--bound", "pop-meanvar", "--population", pop, "--eps0", "1", "--delta", "1e-6"],
+                "bad",
+                "bad-population",
+            )
+        )
     repeated = [
         ["epsilon", "--bound", "clones", "--n", "1000", "--n", "2000", "--eps0", "1", "--delta", "1e-6"],
         ["epsilon", "--bound", "clones", "--bound", "erlingsson", "--n", "1000", "--eps0", "1", "--delta", "1e-6"],
@@ -327,12 +445,31 @@ def bad_cases(rng: random.Random) -> list[Case]:
         ["delta", "--bound", "clones", "--n", "1000", "--eps0", "1", "--eps", "0.5", "--eps", "0.4"],
     ]
     out += [Case(argv, "bad", "bad-repeated") for argv in repeated]
-    out.append(Case(["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1000", "--delta", "1e-6"], "bad",
-                    "bad-box"))
-    out.append(Case(["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1e-7", "--delta", "1e-6"], "bad",
-                    "bad-box"))
-    out.append(Case(["epsilon", "--bound", "pers-liu24", "--randomizer", "gaussian", "--eps0", "1,2", "--counts",
-                     "100,100", "--delta", "1e-6"], "any", "gaussian-no-delta0"))
+    out.append(
+        Case(["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1000", "--delta", "1e-6"], "bad", "bad-box")
+    )
+    out.append(
+        Case(["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1e-7", "--delta", "1e-6"], "bad", "bad-box")
+    )
+    out.append(
+        Case(
+            [
+                "epsilon",
+                "--bound",
+                "pers-liu24",
+                "--randomizer",
+                "gaussian",
+                "--eps0",
+                "1,2",
+                "--counts",
+                "100,100",
+                "--delta",
+                "1e-6",
+            ],
+            "any",
+            "gaussian-no-delta0",
+        )
+    )
     return out
 
 
@@ -344,21 +481,58 @@ def corner_cases() -> list[Case]:
         for n in (18000, 50000, 120000, 311000)
     ]
     out += [
-        Case(["eps0", *krr, "--n", "100000000", "--eps", "0.01", "--delta", "1e-150", "--json"], "valid",
-             "corner-krr"),
-        Case(["epsilon", *krr, "--n", "1164791", "--eps0", "0.163", "--delta", "1.4e-14", "--json"], "valid",
-             "corner-krr"),
-        Case(["eps0", "--bound", "clones", "--n", "500000", "--eps", "1e-9", "--delta", "1e-14", "--json"], "valid",
-             "corner-box"),
+        Case(["eps0", *krr, "--n", "100000000", "--eps", "0.01", "--delta", "1e-150", "--json"], "valid", "corner-krr"),
+        Case(
+            ["epsilon", *krr, "--n", "1164791", "--eps0", "0.163", "--delta", "1.4e-14", "--json"],
+            "valid",
+            "corner-krr",
+        ),
+        Case(
+            ["eps0", "--bound", "clones", "--n", "500000", "--eps", "1e-9", "--delta", "1e-14", "--json"],
+            "valid",
+            "corner-box",
+        ),
     ]
     seg = ["--bound", "segmented-exact", "--n", "20000", "--m", "2", "--d", "30", "--s", "2"]
     for eps in ("30", "80", "800", "1e5"):
         out.append(Case(["eps0", *seg, "--eps", eps, "--delta", "1e-8", "--json"], "valid", "corner-segmented"))
     for delta in ("5e-324", "1e-310", "2e-308", "1e-300"):
-        out.append(Case(["epsilon", "--bound", "pop-poisson", "--population", "poisson:10000", "--eps0", "0.5",
-                         "--delta", delta, "--json"], "valid", "corner-tiny-delta"))
-        out.append(Case(["eps0", "--bound", "pop-subexp", "--population", "subexp:10000,2,0.01", "--eps", "0.5",
-                         "--delta", delta, "--json"], "valid", "corner-tiny-delta"))
+        out.append(
+            Case(
+                [
+                    "epsilon",
+                    "--bound",
+                    "pop-poisson",
+                    "--population",
+                    "poisson:10000",
+                    "--eps0",
+                    "0.5",
+                    "--delta",
+                    delta,
+                    "--json",
+                ],
+                "valid",
+                "corner-tiny-delta",
+            )
+        )
+        out.append(
+            Case(
+                [
+                    "eps0",
+                    "--bound",
+                    "pop-subexp",
+                    "--population",
+                    "subexp:10000,2,0.01",
+                    "--eps",
+                    "0.5",
+                    "--delta",
+                    delta,
+                    "--json",
+                ],
+                "valid",
+                "corner-tiny-delta",
+            )
+        )
     return out
 
 
@@ -383,9 +557,11 @@ def relation_cases(rng: random.Random) -> list[Case]:
     eps0 = log_uniform(rng, 0.05, 3.0)
     delta = log_uniform(rng, 1e-15, 1e-4)
     command = rng.choice(["epsilon", "delta", "eps0"])
-    tail = {"epsilon": ["--eps0", repr(eps0), "--delta", repr(delta)],
-            "delta": ["--eps0", repr(eps0), "--eps", repr(eps0 * rng.uniform(0.02, 0.5))],
-            "eps0": ["--eps", repr(log_uniform(rng, 1e-3, 1.0)), "--delta", repr(delta)]}[command]
+    tail = {
+        "epsilon": ["--eps0", repr(eps0), "--delta", repr(delta)],
+        "delta": ["--eps0", repr(eps0), "--eps", repr(eps0 * rng.uniform(0.02, 0.5))],
+        "eps0": ["--eps", repr(log_uniform(rng, 1e-3, 1.0)), "--delta", repr(delta)],
+    }[command]
     key = {"epsilon": "eps", "delta": "delta", "eps0": "eps0"}[command]
     grow = command == "eps0"  # the eps0 answer grows with n; epsilon and delta shrink
     argvs = [[command, *krr, "--n", str(m), *tail, "--json"] for m in (n - 1, n)]
@@ -419,11 +595,22 @@ def relation_cases(rng: random.Random) -> list[Case]:
     n = log_int(rng, 2, 10**7)
     eps0 = log_uniform(rng, 0.01, 5.0)
     delta = log_uniform(rng, 1e-12, 1e-2)
-    upper = rng.choice(["stronger-clones", "thinned-clones", "exact-krr", "blanket-bennett", "clones",
-                        "blanket-hoeffding", "variation-ratio"])
+    upper = rng.choice(
+        [
+            "stronger-clones",
+            "thinned-clones",
+            "exact-krr",
+            "blanket-bennett",
+            "clones",
+            "blanket-hoeffding",
+            "variation-ratio",
+        ]
+    )
     mech = ["--mechanism", "krr", "--k", "2"] if "krr" in UNIFORM[upper] else []
-    argvs = [["epsilon", "--bound", b, "--n", str(n), *m, "--eps0", repr(eps0), "--delta", repr(delta), "--json"]
-             for b, m in ((upper, mech), ("krr-two-pair-lower", ["--mechanism", "krr", "--k", "2"]))]
+    argvs = [
+        ["epsilon", "--bound", b, "--n", str(n), *m, "--eps0", repr(eps0), "--delta", repr(delta), "--json"]
+        for b, m in ((upper, mech), ("krr-two-pair-lower", ["--mechanism", "krr", "--k", "2"]))
+    ]
     out.append(relation("below-lower", argvs, "eps", lambda a: a[0] >= a[1] * (1 - 1e-9)))
     return out
 
@@ -464,8 +651,14 @@ def run_in_child(argv: list[str]) -> Result:
     status = os.waitstatus_to_exitcode(wait_status)
     out.seek(0)
     err.seek(0)
-    return Result(argv, status, out.read().decode(errors="replace"), err.read().decode(errors="replace"),
-                  usage.ru_utime + usage.ru_stime, killed)
+    return Result(
+        argv,
+        status,
+        out.read().decode(errors="replace"),
+        err.read().decode(errors="replace"),
+        usage.ru_utime + usage.ru_stime,
+        killed,
+    )
 
 
 FLAG = re.compile(r"--[a-z][a-z0-9-]*")
@@ -622,15 +815,32 @@ def main() -> None:
                 invocations += 1
                 timings.append((again.cpu, argv))
             if ok is False:
-                note("round-trip", f"{shown(case.argv)} -> eps0 {answer_of(results[0], 'eps0')!r}; "
-                     f"epsilon there {answer_of(again, 'eps')!r}")
+                note(
+                    "round-trip",
+                    f"{shown(case.argv)} -> eps0 {answer_of(results[0], 'eps0')!r}; "
+                    f"epsilon there {answer_of(again, 'eps')!r}",
+                )
         elif check_group(case, results) is False:
             key = case.check[0]
             note(case.origin, " | ".join(f"{shown(r.argv)} -> {answer_of(r, key)!r}" for r in results))
     print(f"{len(cases)} cases, {invocations} invocations (seed {args.seed}); start-up estimate {start_up:.2f} CPU s\n")
-    classes = ["internal", "hang", "slow", "valid-refused", "bad-accepted", "bad-no-flag", "exit1-wording",
-               "warning-wording", "stderr-noise", "message-internals", "nonfinite", "out-of-box", "monotone",
-               "round-trip", "below-lower"]
+    classes = [
+        "internal",
+        "hang",
+        "slow",
+        "valid-refused",
+        "bad-accepted",
+        "bad-no-flag",
+        "exit1-wording",
+        "warning-wording",
+        "stderr-noise",
+        "message-internals",
+        "nonfinite",
+        "out-of-box",
+        "monotone",
+        "round-trip",
+        "below-lower",
+    ]
     print("| class | count |\n|---|---:|")
     for cls in classes:
         print(f"| {cls} | {counts[cls]} |")

@@ -31,7 +31,15 @@ from scipy.special import logsumexp
 from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "MonotoneEnvelope", "envelope_grid", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
+__all__ = [
+    "DominatingPair",
+    "MonotoneEnvelope",
+    "envelope_grid",
+    "PrivacyCurve",
+    "ProfileCurve",
+    "invert_profile",
+    "symmetrized",
+]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4

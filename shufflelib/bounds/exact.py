@@ -53,8 +53,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._roots import last_true
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target

@@ -90,8 +90,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._roots import first_true, last_true
 from .._validation import check_array, check_int, check_nonnegative, check_positive, check_probability
 from .clone_pair import _ANCHOR_FLOOR, _ANCHOR_SPACING, binomial_pmf_rows

@@ -8,16 +8,18 @@ Nothing here knows a bound; the families (:mod:`~shufflelib.calculator.uniform`,
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._validation import N_MAX
-from ..composition import MAX_ROUNDS
-from ..composition.model import RoundModel, composed_record
+from .._validation import MAX_ROUNDS, N_MAX
+
+if TYPE_CHECKING:  # pragma: no cover - composition is imported by the composed questions only
+    from ..composition.model import RoundModel
 
 __all__ = [
     "COMPOSE",
@@ -27,6 +29,7 @@ __all__ = [
     "Number",
     "Argument",
     "Family",
+    "LazyBounds",
     "shorten",
     "question_inputs",
     "EPS0",
@@ -214,6 +217,42 @@ class Argument:
         return self.number.parse(self.flag, text)
 
 
+class LazyBounds(Mapping[str, type]):
+    """A family's bound classes by ``--bound`` name: the names known at once, the classes read
+    from the mapping ``attribute`` of ``module`` (the family's own registry) when one is first
+    read.
+
+    The parser needs only the names; a question loads the modules of its own family (the
+    calculator's start-up). The registry must hold exactly ``names`` (checked when it loads).
+
+    Examples
+    --------
+    >>> bounds = LazyBounds(("pop-tight",), "shufflelib.population.choice", "BOUNDS")
+    >>> list(bounds)
+    ['pop-tight']
+    """
+
+    def __init__(self, names: tuple[str, ...], module: str, attribute: str) -> None:
+        self._names, self._where = names, (module, attribute)
+        self._loaded: Mapping[str, type] | None = None
+
+    def __getitem__(self, name: str) -> type:
+        if name not in self._names:
+            raise KeyError(name)
+        if self._loaded is None:
+            loaded = getattr(importlib.import_module(self._where[0]), self._where[1])
+            if set(loaded) != set(self._names):
+                raise RuntimeError(f"the calculator names {self._names}, {'.'.join(self._where)} holds {tuple(loaded)}")
+            self._loaded = loaded
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 class Family(ABC):
     """A family of bounds sharing one description of the population of users.
 
@@ -284,9 +323,7 @@ DELTA = Argument(
     "--delta", "central delta, in (0, 1)", "DELTA", number=Number(low=0, high=1, open_low=True, open_high=True)
 )
 #: ``--n``: number of users.
-USERS = Argument(
-    "--n", "number of users (an integer in [2, 1e9])", "N", number=Number(integer=True, low=2, high=N_MAX)
-)
+USERS = Argument("--n", "number of users (an integer in [2, 1e9])", "N", number=Number(integer=True, low=2, high=N_MAX))
 
 
 #: ``--compose``: number of rounds of the composed question (every family reads it).
@@ -318,6 +355,8 @@ def composed_answer(
     >>> r["route"], 0 < r["delta"] < 1e-3
     ('profile', True)
     """
+    from ..composition.model import composed_record  # only a composed question loads composition
+
     record = composed_record(question.command, model, x, y, rounds, answer or question.answer)
     if "note" in record:
         record["warning"] = record["note"]

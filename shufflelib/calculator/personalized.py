@@ -19,11 +19,9 @@ from typing import Any
 
 from .._validation import N_MAX
 from ..bounds.base import soundness_record
-from ..composition import profile_model
-from ..personalized.bounds import PERSONALIZED_BOUNDS, PersonalizedBound
-from ..personalized.mechanisms import CALIBRATIONS, KINDS, LocalMechanism
-from ..personalized.population import Population
-from .base import COMPOSE, EPS0, Argument, Family, Number, Question, composed_answer, question_inputs
+from ..randomizers import CALIBRATIONS
+from ..randomizers import UNIT_KINDS as KINDS
+from .base import COMPOSE, EPS0, Argument, Family, LazyBounds, Number, Question, composed_answer, question_inputs
 
 __all__ = ["PersonalizedFamily"]
 
@@ -71,7 +69,22 @@ class PersonalizedFamily(Family):
     (10000, True)
     """
 
-    bounds: Mapping[str, type[PersonalizedBound]] = PERSONALIZED_BOUNDS
+    #: The bounds of :data:`~shufflelib.personalized.bounds.PERSONALIZED_BOUNDS` (loaded by a
+    #: personalized question).
+    bounds: Mapping[str, type] = LazyBounds(
+        (
+            "pers-liu24",
+            "pers-liu24-printed",
+            "pers-liu24-pair",
+            "pers-clones",
+            "pers-fv",
+            "pers-blanket",
+            "pers-gdp",
+            "pers-lzx",
+        ),
+        "shufflelib.personalized.bounds",
+        "PERSONALIZED_BOUNDS",
+    )
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
@@ -80,6 +93,9 @@ class PersonalizedFamily(Family):
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
+        from ..personalized.mechanisms import LocalMechanism
+        from ..personalized.population import Population
+
         levels = [float(x) for x in values["eps0"]]
         counts = values["counts"]
         if len(levels) != len(counts):
@@ -107,6 +123,8 @@ class PersonalizedFamily(Family):
             "delta0": delta0,
         }
         if values.get("compose") is not None:
+            from ..composition import profile_model  # only a composed question loads composition
+
             # One round as a function of its top level (all levels scaled in proportion).
             top = population.eps_max
             pure = bool(all(d == 0.0 for d in delta0))

@@ -13,9 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._validation import N_MAX
-from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
-from ..bounds.base import soundness_record
-from ..composition import bound_model
+from ..bounds import BOUNDS
+from ..bounds.base import MECHANISMS, AmplificationBound, soundness_record
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["UniformFamily"]
@@ -68,6 +67,8 @@ class UniformFamily(Family):
         record.update({first: values[first], second: values[second]})
         sound = soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]}))
         if values.get("compose") is not None:
+            from ..composition import bound_model  # only a composed question loads composition
+
             model_round = bound_model(model, values["n"])
             composed = composed_answer(question, model_round, values[first], values[second], values["compose"])
             # A soundness warning outranks the note on what is composed.

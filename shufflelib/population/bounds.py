@@ -54,6 +54,7 @@ from .template import (
     BUDGETS,
     CHEBYSHEV_FORMS,
     POISSON_FORMS,
+    log_over,
     master_epsilon,
     omega_binomial,
     omega_clone_binomial,
@@ -289,7 +290,7 @@ class TemplateBound(PopulationBound):
         if delta is None:
             return None
         omega = float(self.omega(eps0, delta))
-        need = 2.0 * math.log(4.0 / delta)
+        need = 2.0 * log_over(4.0, delta)
         if not omega > need:
             return f"requires Omega > 2 log(4/delta) = {need:.4g}, got Omega = {omega:.4g} (eps0={eps0})"
         return None

@@ -43,6 +43,7 @@ from .._validation import (
     check_probability,
 )
 from ..curves import MonotoneEnvelope, PrivacyCurve, envelope_grid
+from . import M_MAX
 from .exact_item import ExactItemCurve
 from .group import GROUP_FORMS, GroupCurve, item_budget, log_item_budget
 from .protocol import SegmentedParameters, mse_bound
@@ -77,8 +78,6 @@ _LEVELS = envelope_grid(_LEVEL_CAP)[1:]
 _SPLIT_GRID = _LEVELS[::4]
 #: Most steps of :func:`max_reporting_probability`'s walk over the levels.
 _MAX_STEPS = 32
-#: Largest ``m`` searched by :func:`blanket_threshold`.
-M_MAX = 1e4
 #: Grid points of the running minimum of :func:`user_curve` in a composed round (each point
 #: costs an evaluation of the item curve at every block; a single round uses
 #: :class:`~shufflelib.curves.MonotoneEnvelope`'s default, 256). The composition samples the
@@ -241,18 +240,20 @@ def max_reporting_probability(
 ) -> float:
     """Eqs. (6)–(7): the largest ``λ`` in ``[0, 1]`` meeting the level's constraint (rounded down).
 
-    The constraint of Eq. (7) at the level ``E`` itself, ``δ_item(E/s; λ) <= δ'(E)``, and at
-    smaller levels ``E'``, every fourth point of :func:`~shufflelib.curves.envelope_grid` below
-    ``E`` (then the envelope grid's points between two of them around the best): an ``(E', δ)`` guarantee with ``E' <= E`` is an ``(E, δ)`` one, so
-    the largest ``λ`` meeting any of them is valid for ``E``. The split at ``E`` alone is what
-    the paper writes; it answers ``λ = 0`` once ``δ' = δ/(s e^{cE/s})`` falls below what the
-    item curve resolves (``E`` of a few dozen), although a larger target never needs a smaller
-    ``λ``. The levels below ``E`` restore that (for targets on the grid exactly, between its
-    points to within its ratio, about 1.3, in ``E``) and change nothing where the split at ``E``
-    is the best. A level above 700 is evaluated at 700 (valid, a smaller ``E'``), as
-    :func:`user_curve` does; since its levels are points of the same grid, the ``λ`` answered
-    here has :func:`user_curve`'s ε at δ at most ``E`` up to rounding (the ε question
-    round-trips).
+    The constraint of Eq. (7) at the level ``E`` itself, ``δ_item(E/s; λ) <= δ'(E)``, or at a
+    smaller level ``E'``: an ``(E', δ)`` guarantee with ``E' <= E`` is an ``(E, δ)`` one, so the
+    largest ``λ`` meeting any of them is valid for ``E``. The split at ``E`` alone is what the
+    paper writes; it answers ``λ = 0`` once ``δ' = δ/(s e^{cE/s})`` falls below what the item
+    curve resolves (``E`` of a few dozen), although a larger target never needs a smaller
+    ``λ``. The levels tried below ``E`` are every fourth point of
+    :func:`~shufflelib.curves.envelope_grid` (a walk: the largest level where the current ``λ``
+    has room left, its own largest ``λ``, and again until no level has room, so that ``λ`` is
+    the largest over them), then the envelope grid's points around the best one. So ``λ`` grows
+    with ``E`` exactly across the grid's levels, and between them to within the search's
+    tolerances (a relative 1e-3 measured over random targets); where the split at ``E`` is the
+    best nothing changes. A level above 700 is evaluated at 700 (valid, a smaller ``E'``), as
+    :func:`user_curve` does; since every level is a point of its grid, :func:`user_curve`'s ε
+    at δ for the ``λ`` answered is at most ``E`` up to rounding (the ε question round-trips).
 
     Parameters
     ----------
