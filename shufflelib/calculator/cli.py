@@ -174,7 +174,10 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
             key = family.answer_key(question, args.bound)
             answer = record[key]
         except NotApplicableError as exc:
-            return _fail(f"{prefix}: {exc}", NOT_APPLICABLE)
+            reason = str(exc)  # the documented wording: "<bound> bound not applicable: <why>"
+            if "not applicable: " not in reason:
+                reason = f"{args.bound} bound not applicable: {reason}"
+            return _fail(f"{prefix}: {reason}", NOT_APPLICABLE)
         except ValueError as exc:
             return _fail(f"{prefix}: error: {exc}", BAD_ARGUMENTS)
     except Exception as exc:  # a bug: one line, never a traceback, never status 0 or 1

@@ -133,6 +133,17 @@ _DUMMIES = (
 )
 
 
+#: The bounds with a δ budget option (Theorem 4(c)/(d)).
+_BUDGETED = ("pop-subgaussian", "pop-subexp")
+_BUDGET = Argument(
+    "--budget",
+    "delta budget of pop-subgaussian and pop-subexp: paper (Theorem 4(c)/(d) as printed, which spends "
+    "5 delta/4: not a valid bound for the stated delta) or corrected (valid); default paper",
+    required=False,
+    choices=("paper", "corrected"),
+)
+
+
 class PopulationFamily(Family):
     """Bounds for a random population (Wang et al. 2023): Theorems 1–4, the tight bound, the exact lower bound.
 
@@ -153,7 +164,7 @@ class PopulationFamily(Family):
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
-        return (_POPULATION, *question_inputs(question), *_DUMMIES, COMPOSE)
+        return (_POPULATION, *question_inputs(question), *_DUMMIES, _BUDGET, COMPOSE)
 
     def describe(self, bound: str) -> list[str]:
         """Help paragraphs on ``bound``: its title, its reference and the populations it accepts."""
@@ -163,7 +174,9 @@ class PopulationFamily(Family):
         forms = [name for name in POPULATION_FORMS if issubclass(population_class(name), ACCEPTS[bound])]
         return [cls.title, cls.reference, f"populations: {', '.join(forms)}"]
 
-    def build(self, bound: str, population_text: str, dummies: int, mode: str) -> PopulationBound:
+    def build(
+        self, bound: str, population_text: str, dummies: int, mode: str, budget: str = "paper"
+    ) -> PopulationBound:
         """The bound object for the parsed command-line values.
 
         Examples
@@ -173,19 +186,23 @@ class PopulationFamily(Family):
         """
         from ..population.choice import bound_for
 
-        return bound_for(bound, parse_population(population_text), dummies, mode == "adaptive")
+        if budget != "paper" and bound not in _BUDGETED:
+            raise ValueError(f"--budget is only used by the {' and '.join(_BUDGETED)} bounds")
+        return bound_for(bound, parse_population(population_text), dummies, mode == "adaptive", budget)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; returns the record printed by ``--json``."""
         dummies = values["dummies"] or 0
         mode = values["dummy_mode"] or "nonadaptive"
-        model = self.build(bound, values["population"], dummies, mode)
+        budget = values.get("budget") or "paper"
+        model = self.build(bound, values["population"], dummies, mode, budget)
         first, second = (arg.dest for arg in question_inputs(question))
         record = {
             "bound": bound,
             "population": values["population"],
             "dummies": dummies,
             "dummy_mode": mode,
+            **({"budget": budget} if bound in _BUDGETED else {}),
             first: values[first],
             second: values[second],
         }

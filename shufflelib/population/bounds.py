@@ -467,7 +467,8 @@ class _TwoStageTheorem(TemplateBound):
             return None
         return (
             "not a valid bound for the stated delta: Theorem 4(c)/(d) as printed spends 5 delta/4 "
-            "(a proved (eps, 1.25 delta) guarantee; use budget='corrected')"
+            "(a proved (eps, 1.25 delta) guarantee); the corrected budget is valid "
+            "(--budget corrected; budget='corrected' in Python)"
         )
 
 
@@ -576,6 +577,11 @@ class AdaptiveTheorem(TemplateBound):
             raise ValueError("base must be a TemplateBound without dummies (dummies=0)")
         self.base = base
         self.pad_to = check_int("pad_to", pad_to, minimum=0)
+        self.name = base.name  # messages name the bound the user chose, padded
+
+    def soundness(self, **params: object) -> str | None:
+        """The base theorem's (padding adds a guarantee, never a flaw)."""
+        return self.base.soundness(**params)
 
     def _describe(self) -> str:
         return f"{self.base!r}, pad_to={self.pad_to}"
