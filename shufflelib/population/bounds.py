@@ -292,7 +292,8 @@ class TemplateBound(PopulationBound):
         omega = float(self.omega(eps0, delta))
         need = 2.0 * log_over(4.0, delta)
         if not omega > need:
-            return f"requires Omega > 2 log(4/delta) = {need:.4g}, got Omega = {omega:.4g} (eps0={eps0})"
+            got = f"Omega = {omega:.4g}" if math.isfinite(omega) else "no participant left by the tail bound"
+            return f"requires Omega > 2 log(4/delta) = {need:.4g}, got {got} (eps0={eps0})"
         return None
 
     def _epsilon(self, eps0: float, delta: float) -> float:
