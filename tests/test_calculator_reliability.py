@@ -224,12 +224,13 @@ def test_tiny_delta_is_answered_like_1e_300(head, delta):
 )
 def test_exact_krr_budget_floor_and_n_minus_one(n, eps0, delta, command, share):
     bound = ExactKRR(mechanism="krr", k=2, work_limit=CALCULATOR_WORK_LIMIT)
+    half = ExactKRR(mechanism="krr", k=2, work_limit=CALCULATOR_WORK_LIMIT / 2)
     first, second = {"epsilon": (eps0, delta), "delta": (eps0, eps0 * share), "eps0": (share, delta)}[command]
     before = krr_worst_case._METER.seconds
     value, exact = bound._answer(command, n, first, second)
     # n and n - 1, each a budget of the meter's seconds, plus at most one batch past it
     assert krr_worst_case._METER.seconds - before <= 4 * CALCULATOR_WORK_LIMIT
-    previous = bound._at(command, n - 1, first, second)[0]
+    previous = half._at(command, n - 1, first, second)[0]
     assert (value >= previous) if command == "eps0" else (value <= previous)
     lower = TwoPairKRRLowerBound(mechanism="krr", k=2)
     if command == "epsilon":

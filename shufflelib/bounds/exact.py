@@ -502,7 +502,9 @@ class ExactKRR(AmplificationBound):
         value, exact = self._at(command, n, first, second)
         if exact or n <= 2:
             return value, exact
-        previous = self._at(command, n - 1, first, second)[0]
+        # half the budget for the comparison (its answer is valid whatever the budget)
+        half = ExactKRR(self.mechanism, self.k, work_limit=self.work_limit / 2.0)
+        previous = half._at(command, n - 1, first, second)[0]
         return (max(value, previous) if command == "eps0" else min(value, previous)), False
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
@@ -577,7 +579,7 @@ class ExactKRR(AmplificationBound):
         """The answer beyond the search (:meth:`_answer`) and where it comes from: ``source``, or
         the answer for ``n − 1`` users when that one is better (valid for ``n``)."""
         value = self._answer(command, n, first, second)[0]
-        if value != self._at(command, n, first, second)[0]:
+        if value != self._at(command, n, first, second)[0]:  # the answer for n - 1 users is better
             source = "the answer for n - 1 users, valid for n"
         return value, source
 

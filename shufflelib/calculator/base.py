@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._validation import MAX_ROUNDS, N_MAX
+from .._validation import EPS0_LIMIT, EPS0_MIN, MAX_ROUNDS, N_MAX
 
 if TYPE_CHECKING:  # pragma: no cover - composition is imported by the composed questions only
     from ..composition.model import RoundModel
@@ -145,8 +145,8 @@ class Number:
 
 
 def _g(x: float) -> str:
-    """``x`` as a range end: ``2``, ``0.5``, ``1e9`` (not ``1e+09``)."""
-    return f"{x:g}".replace("e+0", "e").replace("e+", "e")
+    """``x`` as a range end: ``2``, ``0.5``, ``1e9``, ``1e-6`` (not ``1e+09``, ``1e-06``)."""
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
 
 
 def _quoted(text: str) -> str:
@@ -312,7 +312,10 @@ class Family(ABC):
 # Options several families read the same way (a family may also declare its own reading).
 #: ``--eps0``: one local privacy parameter.
 EPS0 = Argument(
-    "--eps0", "local privacy parameter of each randomizer (> 0)", "EPS0", number=Number(low=0, open_low=True)
+    "--eps0",
+    "local privacy parameter of each randomizer, in [1e-6, 100]",
+    "EPS0",
+    number=Number(low=EPS0_MIN, high=EPS0_LIMIT),
 )
 #: ``--eps``: central epsilon given to the delta question.
 EPS = Argument("--eps", "central epsilon (>= 0)", "EPS", number=Number(low=0))

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._validation import N_MAX
+from .._validation import EPS0_LIMIT, EPS0_MIN, N_MAX
 from ..bounds.base import soundness_record
 from ..randomizers import CALIBRATIONS
 from ..randomizers import UNIT_KINDS as KINDS
@@ -29,7 +29,10 @@ __all__ = ["PersonalizedFamily"]
 _FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0", "counts": "--counts"}
 
 _LEVELS = Argument(
-    "--eps0", "comma-separated local eps levels (> 0)", "LIST", number=Number(low=0, open_low=True, many=True)
+    "--eps0",
+    "comma-separated local eps levels, each in [1e-6, 100]",
+    "LIST",
+    number=Number(low=EPS0_MIN, high=EPS0_LIMIT, many=True),
 )
 _OPTIONS = (
     Argument(
