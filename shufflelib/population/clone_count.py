@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._binomial import binom
 from .._validation import check_int, check_positive
 from ..bounds.clone_pair import BINOM_RTOL
 from .laws import (
@@ -274,7 +275,7 @@ def _mixture(law: PopulationLaw, q: float, dummies: int, adaptive: bool) -> tupl
     pmf = np.zeros(c.size)
     chunk = max(1, int(_WORK // (4 * c.size)))
     for i in range(0, trials.size, chunk):
-        pmf += probs[i : i + chunk] @ stats.binom.pmf(c[None, :], trials[i : i + chunk, None], q)
+        pmf += probs[i : i + chunk] @ binom.pmf(c[None, :], trials[i : i + chunk, None], q)
     # [lo, hi] holds all but C_TAIL of each binomial on each side.
     return lo, pmf, dropped + 2.0 * C_TAIL
 
