@@ -253,7 +253,7 @@ def _adaptive_closed_form(law: PopulationLaw, q: float, pad_to: int) -> tuple[in
         trials = law.n_prime - 1
         rest = law.alpha * (1.0 - q) / (1.0 - law.alpha * q)  # others participating but not clones
         # Given c clones, the other participants are Bin(trials - c, rest); c > trials has probability 0.
-        enough = np.where(c <= trials, stats.binom.sf(k1 - 1 - c, np.maximum(trials - c, 0), rest), 0.0)
+        enough = np.where(c <= trials, binom.sf(k1 - 1 - c, np.maximum(trials - c, 0), rest), 0.0)
     else:
         enough = stats.poisson.sf(k1 - 1 - c, law.lam * (1.0 - q))
     pmf = (short * padded.pmf(c) if short > C_TAIL else 0.0) + real.pmf(c) * enough
