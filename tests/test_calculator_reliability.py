@@ -258,3 +258,184 @@ def test_the_families_name_exactly_their_registries():
         names = list(family.bounds)
         classes = [family.bounds[name] for name in names]  # loads the registry: checks the names
         assert [cls.name for cls in classes if hasattr(cls, "name")] == names[: len(classes)]
+
+
+# ------------------------------------------------------------------ valid input of every family
+#: What a message of the calculator never shows: a Python repr, a traceback, a path, ``inf``; and a
+#: Python-only option unless the message names its flag too.
+INTERNALS = re.compile(r"np\.\w+\(|array\(|\b[A-Z][A-Za-z]+\([a-z_]+=|<[a-z]+ '|\bself\b|Traceback|\.py\b|\binf\b")
+PYTHON_ONLY = re.compile(r"\b(?:budget|rule|work_limit)=")
+BOUND_NAME = re.compile(r"\b(?:pop|pers|segmented)-[a-z0-9-]+")
+
+
+def number(x: float) -> str:
+    return f"{x:.6g}"
+
+
+eps0s = st.one_of(st.floats(1e-3, 10.0), st.sampled_from([1e-6, 1e-5, 50.0, 100.0]))
+deltas = st.one_of(st.floats(1e-20, 0.1), st.sampled_from([5e-324, 2.2e-308, 1e-150, 0.5, 0.99]))
+sizes = st.one_of(st.integers(2, 10**9).map(lambda n: n if n < 10**4 else int(float(f"{n:.2g}"))),
+                  st.sampled_from([2, 3, 10**9]))  # fmt: skip
+
+
+@st.composite
+def tails(draw, command: str, eps0_flag: str = "--eps0", levels: str | None = None) -> list[str]:
+    """The question's own flags: (eps0, delta), (eps0, eps) or (eps, delta)."""
+    eps0 = levels if levels is not None else number(draw(eps0s))
+    if command == "epsilon":
+        return [eps0_flag, eps0, "--delta", number(draw(deltas))]
+    if command == "delta":
+        return [eps0_flag, eps0, "--eps", number(draw(st.floats(1e-4, 30.0)))]
+    scaled = [eps0_flag, levels] if levels is not None else []  # a personalized eps0 question scales its levels
+    return [*scaled, "--eps", number(draw(st.one_of(st.floats(1e-4, 30.0), st.sampled_from([1e-9, 1e3, 1e300])))),
+            "--delta", number(draw(deltas))]  # fmt: skip
+
+
+UNIFORM_MECHANISMS = {
+    "erlingsson": ["generic"], "blanket-hoeffding": ["generic", "laplace", "krr"],
+    "blanket-bennett": ["generic", "laplace", "krr"], "clones-closed": ["generic"], "clones": ["generic"],
+    "stronger-clones": ["krr"], "thinned-clones": ["krr"], "krr-two-pair-lower": ["krr"],
+    "variation-ratio": ["generic", "laplace", "krr"],
+}  # fmt: skip
+
+
+@st.composite
+def uniform_questions(draw) -> list[str]:
+    command = draw(st.sampled_from(["epsilon", "delta", "eps0"]))
+    bound = draw(st.sampled_from(sorted(UNIFORM_MECHANISMS)))
+    mechanism = draw(st.sampled_from(UNIFORM_MECHANISMS[bound]))
+    head = [command, "--bound", bound, "--n", str(draw(sizes)), "--mechanism", mechanism]
+    if mechanism == "krr":
+        head += ["--k", str(draw(st.one_of(st.just(2), st.integers(3, 10**6))))]
+    return [*head, *draw(tails(command))]
+
+
+@st.composite
+def personalized_questions(draw) -> list[str]:
+    command = draw(st.sampled_from(["epsilon", "delta", "eps0"]))
+    bound = draw(st.sampled_from(["pers-liu24", "pers-liu24-printed", "pers-liu24-pair", "pers-clones", "pers-fv",
+                                  "pers-blanket", "pers-gdp", "pers-lzx"]))  # fmt: skip
+    levels = sorted(set(draw(st.lists(st.floats(1e-3, 10.0).map(lambda x: float(number(x))), min_size=1,
+                                      max_size=4))))  # fmt: skip
+    counts = [draw(st.integers(1, 10**6)) for _ in levels]
+    counts[0] = max(counts[0], 2)
+    randomizer = draw(st.sampled_from(["rr", "laplace", "gaussian"]))
+    head = [command, "--bound", bound, "--randomizer", randomizer, "--counts", ",".join(map(str, counts))]
+    if randomizer == "gaussian":
+        head += ["--calibration", draw(st.sampled_from(["classical", "analytic"])),
+                 "--delta0", number(draw(st.floats(1e-12, 1e-2)))]  # fmt: skip
+    return [*head, *draw(tails(command, levels=",".join(number(x) for x in levels)))]
+
+
+@st.composite
+def population_questions(draw) -> list[str]:
+    command = draw(st.sampled_from(["epsilon", "delta", "eps0"]))
+    bound, forms = draw(st.sampled_from([
+        ("pop-binomial", ["binomial"]), ("pop-poisson", ["poisson"]),
+        ("pop-meanvar", ["fixed", "binomial", "poisson", "negbin", "meanvar"]),
+        ("pop-subgaussian", ["binomial", "poisson", "subgaussian"]), ("pop-subexp", ["subexp"]),
+        ("pop-tight", ["fixed", "binomial", "poisson", "negbin"]),
+        ("pop-exact-rr", ["fixed", "binomial", "poisson", "negbin"]),
+    ]))  # fmt: skip
+    form = draw(st.sampled_from(forms))
+    mean = draw(st.integers(2, 10**7))
+    spread = draw(st.floats(1.01, 100.0))
+    law = {
+        "fixed": f"fixed:{mean}",
+        "binomial": f"binomial:{mean},{draw(st.sampled_from(['1', '0.5', '0.01']))}",
+        "poisson": f"poisson:{mean}",
+        "negbin": f"negbin:{mean},{number(mean * spread)}",
+        "meanvar": f"meanvar:{mean},{number(mean * spread)}",
+        "subgaussian": f"subgaussian:{mean},{number(math.sqrt(mean) * spread)}",
+        "subexp": f"subexp:{mean},2,{number(draw(st.floats(1e-6, 1.0)))}",
+    }[form]
+    head = [command, "--bound", bound, "--population", law]
+    if draw(st.booleans()):
+        head += ["--dummies", str(draw(st.integers(1, 1000))),
+                 "--dummy-mode", draw(st.sampled_from(["nonadaptive", "adaptive"]))]  # fmt: skip
+    return [*head, *draw(tails(command))]
+
+
+@st.composite
+def segmented_questions(draw) -> list[str]:
+    command = draw(st.sampled_from(["epsilon", "delta", "eps0"]))
+    d = draw(st.integers(3, 64))
+    head = [command, "--bound", draw(st.sampled_from(["segmented-thm3", "segmented-exact"])),
+            "--n", str(draw(st.integers(100, 10**7))), "--m", number(draw(st.floats(0.1, 10.0))),
+            "--d", str(d), "--s", str(draw(st.integers(1, min(d, 8))))]  # fmt: skip
+    lam = number(draw(st.floats(0.0, 1.0)))
+    if command == "epsilon":
+        return [*head, "--lam", lam, "--delta", number(draw(deltas))]
+    if command == "delta":
+        return [*head, "--lam", lam, "--eps", number(draw(st.floats(1e-3, 100.0)))]
+    return [*head, "--eps", number(draw(st.floats(1e-3, 1e4))), "--delta", number(draw(deltas))]
+
+
+def assert_answered_in_words(argv: list[str]) -> dict | None:
+    """A valid question answers (exit 0) or says why not (exit 1), in the documented words."""
+    status, out, err = ask(*argv, "--json")
+    assert status in (0, 1), (argv, err)  # never 2 (valid input) or 3 (internal)
+    assert len(err) <= 1, (argv, err)  # one line at most: no Python warning, no traceback
+    for line in err:
+        assert not INTERNALS.search(line), (argv, line)
+        assert not PYTHON_ONLY.search(line) or "--" in line.split(": ", 1)[-1], (argv, line)  # its flag named
+        assert set(BOUND_NAME.findall(line)) <= set().union(*(family.bounds for family in FAMILIES)), line
+    if status == 1:
+        assert "not applicable: " in err[0], (argv, err)
+        return None
+    answer = record(out)
+    key = {"epsilon": "eps", "delta": "delta", "eps0": "lam" if "lam" in answer else "eps0"}[argv[0]]
+    value = answer[key]
+    assert isinstance(value, (int, float)) and math.isfinite(value) and value >= 0, (argv, answer)
+    if key == "eps0":
+        assert 1e-6 <= value <= 100, (argv, answer)
+    elif key in ("delta", "lam"):
+        assert value <= 1, (argv, answer)
+    if answer.get("sound") is False:
+        assert answer["warning"].startswith("not a valid bound for"), (argv, answer)
+    for line in err:
+        assert ": warning: not a valid bound for" in line or ": warning: not exact: " in line, (argv, line)
+    return answer
+
+
+@FEW
+@given(argv=st.one_of(uniform_questions(), personalized_questions(), population_questions(),
+                      segmented_questions()))  # fmt: skip
+def test_valid_input_of_every_family_is_answered_in_the_documented_words(argv):
+    """Issue 30, items 3-5, 7 and 8 together: any point of the box, in any family, exits 0 with a
+    finite answer in range, or 1 with 'not applicable: <why>'; warnings in the documented forms."""
+    assert_answered_in_words(argv)
+
+
+@FEW
+@given(argv=uniform_questions().filter(lambda a: a[0] == "eps0"))
+def test_an_eps0_answer_is_one_the_epsilon_question_accepts(argv):
+    """Round trip (item 7): the epsilon question at the answered eps0 and the same delta answers,
+    and its epsilon is at most the target."""
+    answer = assert_answered_in_words(argv)
+    if answer is None:
+        return
+    eps, delta = argv[argv.index("--eps") + 1], argv[argv.index("--delta") + 1]
+    head = [word for word in argv[1 : argv.index("--eps")]]
+    status, out, err = ask("epsilon", *head, "--eps0", repr(answer["eps0"]), "--delta", delta)
+    assert status == 0, (argv, err)
+    assert float(out) <= float(eps) * (1 + 1e-9) + 1e-12, (argv, answer, out)
+
+
+@FEW
+@given(
+    bound=st.sampled_from(["stronger-clones", "thinned-clones", "blanket-bennett", "blanket-hoeffding", "clones",
+                           "variation-ratio"]),
+    n=st.integers(2, 10**7),
+    eps0=st.floats(0.01, 5.0),
+    delta=st.floats(1e-12, 1e-2),
+)  # fmt: skip
+def test_no_upper_bound_is_below_the_two_pair_lower_bound(bound, n, eps0, delta):
+    """Binary randomized response: every bound's epsilon is at least the k-RR two-pair lower bound."""
+    mech = ["--mechanism", "krr", "--k", "2"]
+    tail = ["--n", str(n), "--eps0", repr(eps0), "--delta", repr(delta)]
+    status, out, err = ask("epsilon", "--bound", bound, *(mech if "krr" in UNIFORM_MECHANISMS[bound] else []), *tail)
+    low_status, low, _ = ask("epsilon", "--bound", "krr-two-pair-lower", *mech, *tail)
+    assert status in (0, 1) and low_status in (0, 1), err
+    if status == 0 and low_status == 0:
+        assert float(out) >= float(low) * (1 - 1e-9), (bound, out, low)
