@@ -234,6 +234,7 @@ def round_model(bound: PopulationBound) -> RoundModel:
 
     from ..composition import RoundModel, pair_step, profile_model
     from ..composition.clone_pld import clone_blocks_pld, round_blocks
+    from ..population.bounds import PopulationBound
     from ..population.tight import TightClones
 
     if not bound.upper:
