@@ -5,12 +5,13 @@ The box (``shufflelib._validation``): ``2 <= n <= 10**9``, ``1e-6 <= eps0 <= 100
 most 2 seconds anywhere in the box. Each question runs once, in process, through
 ``shufflelib.__main__.main`` (answer, refusal or error alike; the status is shown) and is timed
 in CPU seconds of the calling thread (the machine may be shared; idle BLAS threads would inflate
-the process total); Python's start-up (about a second)
-is not included. Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
+the process total); Python's start-up (``benchmarks/bench_startup.py``) is not included.
+Families: the uniform bounds, the personalized bounds (1 to 1,000 levels,
 Gaussian levels with a local δ), the population bounds (laws at both ends, 10^9 dummies, both
 dummy modes), the segmented bounds (large ``s``, both group forms, many slots) and the
 ``--compose`` questions (10,000 rounds; the paper families' ε₀ question at 1,000 and 10,000, the
-segmented family's ε and δ questions).
+segmented family's ε and δ questions), and the classes of the reliability issue (huge integers,
+subnormal δ, both sides of exact-krr's reach, large targets; ``--family reliability``).
 
 The slowest questions are then re-timed each in a fresh process (CPU of the child, net of the
 start-up), which is what a user of the calculator waits for.
@@ -164,6 +165,58 @@ def segmented() -> list[list[str]]:
     return out
 
 
+def reliability() -> list[list[str]]:
+    """The classes of issue "reliability over the whole box": integers of hundreds and thousands of
+    digits and 1e308 in every integer flag, subnormal and tiny δ, ``n`` on both sides of the
+    exact-krr search's reach (k = 2 at its budget, k = 3 at its complete search), large targets
+    (ε of 800 to 1e300 for the ε₀ question, 1e300 for the δ question) and the issue's own corners.
+    """
+    heads = {
+        "--n": ["epsilon", "--bound", "clones", "--eps0", "1", "--delta", "1e-6"],
+        "--k": ["epsilon", "--bound", "stronger-clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6"],
+        "--counts": ["epsilon", "--bound", "pers-clones", "--randomizer", "rr", "--eps0", "1", "--delta", "1e-6"],
+        "--dummies": ["epsilon", "--bound", "pop-tight", "--population", "poisson:1000", "--eps0", "1",
+                      "--delta", "1e-6"],
+        "--d": ["epsilon", "--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--s", "1", "--lam", "0.5",
+                "--delta", "1e-6"],
+        "--slots": ["epsilon", "--bound", "segmented-exact", "--n", "5000", "--m", "1.5", "--d", "17", "--s", "4",
+                    "--lam", "0.5", "--delta", "1e-6"],
+        "--compose": ["epsilon", "--bound", "clones", "--n", "1000", "--eps0", "1", "--delta", "1e-6"],
+    }  # fmt: skip
+    out = [[*head, flag, text] for flag, head in heads.items() for text in ("9" * 309, "9" * 4000, "1e308")]
+    tiny = ("5e-324", "1e-310", "2.2e-308")
+    for delta in tiny:
+        out.append(["epsilon", "--bound", "pop-poisson", "--population", "poisson:10000", "--eps0", "0.5",
+                    "--delta", delta])  # fmt: skip
+        out.append(["eps0", "--bound", "pop-subexp", "--population", "subexp:10000,2,0.1", "--eps", "0.5",
+                    "--delta", delta])  # fmt: skip
+        out.append(["epsilon", "--bound", "clones-closed", "--n", "10000000", "--eps0", "1", "--delta", delta])
+        out.append(["eps0", "--bound", "exact-krr", "--n", "100000", "--eps", "0.05", "--delta", delta])
+    krr = ["--bound", "exact-krr", "--mechanism", "krr", "--k", "2"]
+    for n, eps0 in itertools.product(("100000", "1000000", "10000000"), ("0.5", "1")):
+        out.append(["epsilon", *krr, "--n", n, "--eps0", eps0, "--delta", "1e-6"])
+        out.append(["delta", *krr, "--n", n, "--eps0", eps0, "--eps", str(float(eps0) / 20)])
+        out.append(["eps0", *krr, "--n", n, "--eps", "0.01", "--delta", "1e-6"])
+    for n in ("30", "40", "100000"):
+        out.append(["epsilon", "--bound", "exact-krr", "--mechanism", "krr", "--k", "3", "--n", n, "--eps0", "1",
+                    "--delta", "1e-6"])  # fmt: skip
+    # the issue's corners: a hang at eps0 = 0.6, the eps0 question at n = 1e8 and delta = 1e-150
+    out += [["delta", *krr, "--n", n, "--eps0", "0.6", "--eps", "0.15"] for n in ("18000", "50000", "311000")]
+    out.append(["eps0", *krr, "--n", "100000000", "--eps", "0.01", "--delta", "1e-150"])
+    out.append(["epsilon", *krr, "--n", "1164791", "--eps0", "0.163", "--delta", "1.4e-14"])
+    segmented = ["--bound", "segmented-exact", "--n", "20000", "--m", "2", "--d", "30", "--s", "2"]
+    for eps in ("800", "1e5", "1e300"):
+        out.append(["eps0", *segmented, "--eps", eps, "--delta", "1e-8"])
+        out.append(["eps0", "--bound", "clones", "--n", "100000", "--eps", eps, "--delta", "1e-6"])
+        out.append(["eps0", "--bound", "pop-tight", "--population", "poisson:100000", "--eps", eps, "--delta", "1e-6"])
+        gauss = ["--randomizer", "gaussian", "--calibration", "classical", "--delta0", "1e-7"]
+        pers = ["--bound", "pers-clones", *gauss, "--eps0", "0.5,1", "--counts", "1000,1000"]
+        out.append(["eps0", *pers, "--eps", eps, "--delta", "1e-6"])
+    out.append(["delta", "--bound", "stronger-clones", "--mechanism", "krr", "--n", "1000", "--eps0", "1",
+                "--eps", "1e300"])  # fmt: skip
+    return out
+
+
 def timed(argv: list[str]) -> tuple[float, int]:
     sink = io.StringIO()
     start = time.thread_time()
@@ -178,6 +231,7 @@ FAMILIES = {
     "population": population,
     "segmented": segmented,
     "composed": composed,
+    "reliability": reliability,
 }
 
 

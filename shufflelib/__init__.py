@@ -11,19 +11,25 @@ The submodules hold the science: :mod:`shufflelib.randomizers`,
 ``python -m shufflelib`` is the privacy calculator.
 """
 
-from .estimators import count_variance, estimate_count, estimate_frequencies, frequency_variance
-from .randomizers import (
-    BinaryRandomizedResponse,
-    BoundedLaplace,
-    Domain,
-    GenericLDP,
-    KRandomizedResponse,
-    LocalPrivacyDescription,
-    LocalRandomizer,
-    RandomizerFamily,
-)
-from .shuffler import histogram, shuffle
-from .simulation import simulate_binary_rr_counts, simulate_krr_histograms, simulate_messages
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (see _MODULES)
+    from .estimators import count_variance, estimate_count, estimate_frequencies, frequency_variance
+    from .randomizers import (
+        BinaryRandomizedResponse,
+        BoundedLaplace,
+        Domain,
+        GenericLDP,
+        KRandomizedResponse,
+        LocalPrivacyDescription,
+        LocalRandomizer,
+        RandomizerFamily,
+    )
+    from .shuffler import histogram, shuffle
+    from .simulation import simulate_binary_rr_counts, simulate_krr_histograms, simulate_messages
 
 __version__ = "0.1.0"
 
@@ -46,3 +52,33 @@ __all__ = [
     "simulate_krr_histograms",
     "simulate_messages",
 ]
+
+#: The module of each attribute above: imported when the attribute is first read (PEP 562), so
+#: that ``python -m shufflelib`` loads only what its question needs.
+_MODULES = {
+    **dict.fromkeys(["count_variance", "estimate_count", "estimate_frequencies", "frequency_variance"], "estimators"),
+    **dict.fromkeys(
+        [
+            "BinaryRandomizedResponse",
+            "BoundedLaplace",
+            "Domain",
+            "GenericLDP",
+            "KRandomizedResponse",
+            "LocalPrivacyDescription",
+            "LocalRandomizer",
+            "RandomizerFamily",
+        ],
+        "randomizers",
+    ),
+    **dict.fromkeys(["histogram", "shuffle"], "shuffler"),
+    **dict.fromkeys(["simulate_binary_rr_counts", "simulate_krr_histograms", "simulate_messages"], "simulation"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's attributes, imported from their module when first read."""
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
+    globals()[name] = value
+    return value

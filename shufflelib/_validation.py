@@ -11,7 +11,8 @@ box, stated here (and nowhere else):
   mean) is an integer in ``[2, N_MAX]`` with ``N_MAX = 10**9``;
 * a local privacy parameter ``eps0`` is in ``[EPS0_MIN, EPS0_LIMIT] = [1e-6, 100]``;
 * a central δ is in ``(0, 1)`` (any float, down to the smallest subnormal);
-* a simulation draws at most ``SIZE_MAX = 10**8`` samples per call.
+* a simulation draws at most ``SIZE_MAX = 10**8`` samples per call;
+* a composed question has at most ``MAX_ROUNDS = 10**4`` rounds.
 
 Outside the box a bound raises :class:`ValueError` naming the parameter and its
 range (:func:`check_n`, :func:`check_eps0`); inside it, a bound returns a finite
@@ -29,6 +30,7 @@ import numpy as np
 __all__ = [
     "N_MAX",
     "SIZE_MAX",
+    "MAX_ROUNDS",
     "EPS0_MIN",
     "EPS0_LIMIT",
     "check_n",
@@ -47,6 +49,9 @@ __all__ = [
 N_MAX = 10**9
 #: Largest number of simulated draws (``size``) a sampler accepts (~1 GB of 8-byte results).
 SIZE_MAX = 10**8
+#: Largest number of composed rounds (beyond, the FFT windows of :mod:`shufflelib.composition`
+#: outgrow memory at useful steps).
+MAX_ROUNDS = 10_000
 #: Smallest local privacy parameter in the box.
 EPS0_MIN = 1e-6
 #: Largest local privacy parameter in the box.

@@ -31,7 +31,15 @@ from scipy.special import logsumexp
 from ._roots import first_true, last_true, narrow_bracket
 from ._validation import check_array, check_in_range, check_probability
 
-__all__ = ["DominatingPair", "MonotoneEnvelope", "PrivacyCurve", "ProfileCurve", "invert_profile", "symmetrized"]
+__all__ = [
+    "DominatingPair",
+    "MonotoneEnvelope",
+    "envelope_grid",
+    "PrivacyCurve",
+    "ProfileCurve",
+    "invert_profile",
+    "symmetrized",
+]
 
 #: Largest ε searched by :meth:`PrivacyCurve.epsilon` before answering ``inf``.
 EPS_SEARCH_MAX = 1e4
@@ -489,6 +497,19 @@ class ProfileCurve(PrivacyCurve):
         return self._grid if self._grid is not None else super()._default_eps_grid(points)
 
 
+def envelope_grid(eps_max: float = 700.0, points: int = 256) -> np.ndarray:
+    """The ε grid of :class:`MonotoneEnvelope`: 0, then ``points`` geometric values from ``1e-4``
+    to ``eps_max``.
+
+    Examples
+    --------
+    >>> g = envelope_grid()
+    >>> g.size, float(g[0]), float(g[1]), float(g[-1])
+    (257, 0.0, 0.0001, 700.0)
+    """
+    return np.concatenate([[0.0], np.geomspace(1e-4, eps_max, points)])
+
+
 class MonotoneEnvelope(PrivacyCurve):
     """The running minimum of a valid privacy profile: still valid, and non-increasing on a grid.
 
@@ -524,7 +545,7 @@ class MonotoneEnvelope(PrivacyCurve):
             raise ValueError(f"curve must be a PrivacyCurve, got {type(curve).__name__}")
         self.curve = curve
         self.eps_max = check_in_range("eps_max", eps_max, 0.0, 700.0, closed_low=False)
-        self._grid = np.concatenate([[0.0], np.geomspace(1e-4, self.eps_max, points)])
+        self._grid = envelope_grid(self.eps_max, points)
         self._running = np.minimum.accumulate(self._raw(self._grid))
 
     def _raw(self, eps: np.ndarray) -> np.ndarray:

@@ -546,6 +546,8 @@ def gaussian_delta(eps: float | np.ndarray, sigma: float | np.ndarray) -> np.nda
     --------
     >>> round(float(gaussian_delta(2.0, 1.0)), 4)
     0.0209
+    >>> float(gaussian_delta(1e300, 1.0))
+    0.0
     """
     eps = check_array("eps", eps, low=0.0)
     sigma = check_array("sigma", sigma)
@@ -554,8 +556,11 @@ def gaussian_delta(eps: float | np.ndarray, sigma: float | np.ndarray) -> np.nda
     mu = 1.0 / sigma
     a = log_ndtr(mu / 2 - eps / mu)
     b = eps + log_ndtr(-mu / 2 - eps / mu)
-    # a >= b always (delta >= 0); -expm1 of a non-positive number is safe.
-    return np.exp(a) * -np.expm1(np.minimum(b - a, 0.0))
+    # a >= b always (delta >= 0); -expm1 of a non-positive number is safe. Where a = -inf (eps
+    # so large that both tails underflow) delta is 0, not (-inf) - (-inf).
+    with np.errstate(invalid="ignore"):
+        gap = np.where(np.isneginf(a), -np.inf, b - a)
+    return np.exp(a) * -np.expm1(np.minimum(gap, 0.0))
 
 
 def gaussian_sigma(eps: float | np.ndarray, delta: float | np.ndarray, calibration: str) -> np.ndarray:

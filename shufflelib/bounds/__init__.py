@@ -6,14 +6,19 @@ and is registered in :data:`BOUNDS` under its command-line name.
 
 from __future__ import annotations
 
-from .base import MECHANISMS, AmplificationBound, NotApplicableError
-from .blanket import BlanketBennett, BlanketHoeffding
-from .clones import ClonesClosedForm, ClonesNumerical
-from .erlingsson import ErlingssonBound
-from .exact import ExactKRR, TwoPairKRRLowerBound
-from .stronger_clones import StrongerClones
-from .thinned_clones import ThinnedClones
-from .variation_ratio import VariationRatioBound
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (see _WHERE)
+    from .base import MECHANISMS, AmplificationBound, NotApplicableError
+    from .blanket import BlanketBennett, BlanketHoeffding
+    from .clones import ClonesClosedForm, ClonesNumerical
+    from .erlingsson import ErlingssonBound
+    from .exact import ExactKRR, TwoPairKRRLowerBound
+    from .stronger_clones import StrongerClones
+    from .thinned_clones import ThinnedClones
+    from .variation_ratio import VariationRatioBound
 
 __all__ = [
     "AmplificationBound",
@@ -33,22 +38,59 @@ __all__ = [
     "VariationRatioBound",
 ]
 
-#: Every bound, by its command-line name (``--bound``).
-BOUNDS: dict[str, type[AmplificationBound]] = {
-    cls.name: cls
-    for cls in (
-        ErlingssonBound,
-        BlanketHoeffding,
-        BlanketBennett,
-        ClonesClosedForm,
-        ClonesNumerical,
-        StrongerClones,
-        ThinnedClones,
-        ExactKRR,
-        TwoPairKRRLowerBound,
-        VariationRatioBound,
-    )
+#: Every bound: its command-line name -> (its module in this package, its class). Importing the
+#: package loads none of them (the calculator's start-up: a question loads the one it asks);
+#: :data:`BOUNDS` and the package's attributes import a module when first read.
+_WHERE: dict[str, tuple[str, str]] = {
+    "erlingsson": ("erlingsson", "ErlingssonBound"),
+    "blanket-hoeffding": ("blanket", "BlanketHoeffding"),
+    "blanket-bennett": ("blanket", "BlanketBennett"),
+    "clones-closed": ("clones", "ClonesClosedForm"),
+    "clones": ("clones", "ClonesNumerical"),
+    "stronger-clones": ("stronger_clones", "StrongerClones"),
+    "thinned-clones": ("thinned_clones", "ThinnedClones"),
+    "exact-krr": ("exact", "ExactKRR"),
+    "krr-two-pair-lower": ("exact", "TwoPairKRRLowerBound"),
+    "variation-ratio": ("variation_ratio", "VariationRatioBound"),
 }
+_MODULES: dict[str, str] = {
+    **{cls: module for module, cls in _WHERE.values()},
+    "AmplificationBound": "base",
+    "NotApplicableError": "base",
+    "MECHANISMS": "base",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's attributes, imported from their module when first read (PEP 562)."""
+    if name not in _MODULES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+class _Registry(Mapping[str, "type[AmplificationBound]"]):
+    """The bounds by command-line name: the names known at once, each class imported when read."""
+
+    def __getitem__(self, name: str) -> type[AmplificationBound]:
+        if name not in _WHERE:
+            raise KeyError(name)
+        return __getattr__(_WHERE[name][1])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_WHERE)
+
+    def __len__(self) -> int:
+        return len(_WHERE)
+
+    def __repr__(self) -> str:
+        return f"BOUNDS({', '.join(_WHERE)})"
+
+
+#: Every bound, by its command-line name (``--bound``); a mapping whose classes are imported
+#: when read.
+BOUNDS: Mapping[str, type[AmplificationBound]] = _Registry()
 
 
 def get_bound(name: str, mechanism: str = "generic", k: int | None = None) -> AmplificationBound:

@@ -40,6 +40,7 @@ import numpy as np
 from .._roots import first_true, largest_reaching
 from .._validation import (
     EPS0_LIMIT,
+    EPS0_MIN,
     N_MAX,
     check_eps0,
     check_int,
@@ -452,14 +453,17 @@ def largest_eps0(
     instead of ``eps``.
 
     The one "largest local parameter reaching (ε, δ)" search of the bounds
-    (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)``, halving down to
-    ``1e-9`` for bounds not capped at ``eps0``; ``epsilon_at`` returns ``inf`` where the theorem
-    does not apply.
+    (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)`` (at least the box's
+    smallest ``eps0``, :data:`~shufflelib._validation.EPS0_MIN`), halving down to
+    :data:`~shufflelib._validation.EPS0_MIN` for bounds not capped at ``eps0``; ``epsilon_at``
+    returns ``inf`` where the theorem does not apply. The answer is in the box: an ``eps0``
+    below it would be refused by the other two questions.
 
     Raises
     ------
     NotApplicableError
-        If no ``eps0`` reaches the target (``name`` and ``where`` complete the message).
+        If no ``eps0`` in ``[EPS0_MIN, 50]`` reaches the target (``name`` and ``where`` complete
+        the message).
 
     Examples
     --------
@@ -467,9 +471,13 @@ def largest_eps0(
     5.0
     """
     goal = eps if target is None else target
-    found = largest_reaching(epsilon_at, goal, min(eps, EPS0_MAX), EPS0_MAX, smallest=1e-9, log_scale=log_scale)
-    if found is None:
-        raise NotApplicableError(f"{name} bound not applicable: no eps0 reaches eps={eps}, delta={delta}{where}")
+    start = min(max(eps, EPS0_MIN), EPS0_MAX)
+    found = largest_reaching(epsilon_at, goal, start, EPS0_MAX, smallest=EPS0_MIN, log_scale=log_scale)
+    if found is None or found < EPS0_MIN:
+        raise NotApplicableError(
+            f"{name} bound not applicable: no eps0 in [{EPS0_MIN:g}, {EPS0_MAX:g}] reaches eps={eps}, "
+            f"delta={delta}{where}"
+        )
     return found
 
 

@@ -61,8 +61,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._roots import first_integer
 from .._validation import check_array, check_in_range, check_int
 from .base import DELTA_FLOOR

@@ -323,11 +323,12 @@ def closed_form_authors_code(n: int, eps0: float, delta: float) -> float:
     n = check_int("n", n, minimum=2)
     eps0 = check_positive("eps0", eps0)
     delta = check_probability("delta", delta)
-    limit = math.log(n / (16.0 * math.log(4.0 / delta)))
+    log_term = math.log(4.0 / delta) if delta > 4.0 / sys.float_info.max else math.log(4.0) - math.log(delta)
+    limit = math.log(n / (16.0 * log_term))
     if not eps0 <= limit:
         raise NotApplicableError(f"requires eps0 <= log(n / (16 log(4/delta))) = {limit:.4g}, got eps0={eps0}")
     e0 = math.exp(eps0)
-    inner = 8.0 * math.sqrt(e0 * math.log(4.0 / delta) / n) + 8.0 * e0 / n
+    inner = 8.0 * math.sqrt(e0 * log_term / n) + 8.0 * e0 / n
     eps1 = math.log1p(inner)
     factor = -math.expm1(-eps0) / (1.0 + math.exp(-eps0 - eps1))
     return math.log1p(factor * inner)

@@ -53,8 +53,8 @@ from dataclasses import replace
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._roots import last_true
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
@@ -266,6 +266,8 @@ class TwoPairKRRLowerBound(ProfileBound):
 
 #: Beyond this many users (k >= 3), the bracket's other end (two explicit pairs) is not computed.
 BRACKET_MAX_N = 10**7
+#: The search budget of the command-line calculator (estimated seconds, see :class:`ExactKRR`).
+CALCULATOR_WORK_LIMIT = 0.8
 
 
 def _bracket_record(n: int, k: int, lower: float, upper: float, why: str, source: str) -> dict[str, object]:
@@ -337,6 +339,8 @@ def _binary_delta(n: int, eps0: float, eps: float, limit: float) -> WorstCase:
     already agree within :data:`~shufflelib.bounds.krr_worst_case.EXACT_RTOL`, else the branch
     and bound."""
     upper = _upper_answer(2, "delta", n, eps0, eps)
+    if upper <= DELTA_FLOOR:  # reported as the floor whatever the search finds: no search
+        return WorstCase(np.array([upper]), np.array([0.0]), (n - 1, 0), False)
     lower = _lower_answer(2, "delta", n, eps0, eps)
     if upper <= lower * (1.0 + EXACT_RTOL):
         return WorstCase(np.array([upper]), np.array([lower]), (n - 1, 0), True)
@@ -414,8 +418,12 @@ class ExactKRR(AmplificationBound):
     #: Complete searches one answer needs (k >= 3), roughly one per δ, a few per ε (one per
     #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
-    #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound.
-    BINARY_SHARE = {"delta": 0.5, "epsilon": 0.5, "eps0": 0.5}
+    #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound (estimated
+    #: seconds of :class:`~shufflelib.bounds.krr_worst_case._Meter`, every evaluation counted).
+    BINARY_SHARE = {"delta": 1.0, "epsilon": 1.0, "eps0": 1.0}
+    #: The options the command-line calculator builds this bound with: a budget that keeps a
+    #: whole command (start-up, the two bracket ends, the search) within about 2 s.
+    CALCULATOR_OPTIONS = {"work_limit": CALCULATOR_WORK_LIMIT}
 
     def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:
         """Whether the answer to ``command`` at ``n`` is exact (else a certified bracket's safe end).
@@ -449,30 +457,69 @@ class ExactKRR(AmplificationBound):
     def _binary_epsilon(self, n: int, eps0: float, delta: float) -> EpsilonBracket:
         return _binary_epsilon(n, eps0, delta, self._budget("epsilon"))
 
-    def _delta(self, n: int, eps0: float, eps: float) -> float:
-        if eps >= eps0:
-            return 0.0  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
+    def _at(self, command: str, n: int, first: float, second: float) -> tuple[float, bool]:
+        """The answer to ``command`` for exactly ``n`` users, and whether it is exact (before the
+        comparison with ``n − 1`` users of :meth:`_answer`)."""
+        if command == "delta":
+            eps0, eps = first, second
+            if eps >= eps0:
+                return 0.0, True  # every likelihood ratio of k-RR is within [e^-eps0, e^eps0]
+            if self.k == 2:
+                found = self._binary_delta(n, eps0, eps)
+                value = float(found.delta[0])
+                return (value, True) if found.exact else (min(value, _upper_answer(2, "delta", n, eps0, eps)), False)
+            if self.is_exact(n, "delta"):
+                return float(_worst_delta(n, self.k, eps0, eps, self.work_limit).delta[0]), True
+            return _upper_answer(self.k, "delta", n, eps0, eps), False
+        if command == "epsilon":
+            if self.k == 2:
+                bracket = self._binary_epsilon(n, first, second)
+                return bracket.upper, bracket.exact
+            if self.is_exact(n, "epsilon"):
+                return worst_case_epsilon(n, self.k, first, second, self.work_limit)[0], True
+            return _upper_answer(self.k, "epsilon", n, first, second), False
         if self.k == 2:
-            found = self._binary_delta(n, eps0, eps)
-            value = float(found.delta[0])
-            return value if found.exact else min(value, _upper_answer(2, "delta", n, eps0, eps))
-        if self.is_exact(n, "delta"):
-            return float(_worst_delta(n, self.k, eps0, eps, self.work_limit).delta[0])
-        return _upper_answer(self.k, "delta", n, eps0, eps)
+            return self._binary_max_eps0(n, first, second)
+        if self.is_exact(n, "eps0"):
+            return super().max_eps0(n, first, second), True
+        return _upper_answer(self.k, "max_eps0", n, first, second), False
+
+    def _answer(self, command: str, n: int, first: float, second: float) -> tuple[float, bool]:
+        """The answer to ``command`` at ``n`` users and whether it is exact: where the answer
+        for ``n`` is not exact, the better of it and the answer for ``n − 1`` users.
+
+        *Proof that an answer for n − 1 users is valid for n.* Take neighbouring datasets of
+        ``n`` users and fix the value ``x`` of one user other than the victim: the shuffled
+        histogram of the ``n`` reports is the histogram of the other ``n − 1`` reports plus one
+        report of ``x``, drawn independently with the same law under both datasets, a
+        post-processing (the same Markov kernel) applied to both output laws of ``n − 1`` users.
+        The hockey-stick divergence cannot increase under it, so ``δ_n(ε) <= δ_{n−1}(ε)`` for
+        the worst case over datasets at every ``ε`` and ``eps0``: a valid ``δ`` or ``ε`` for
+        ``n − 1`` users is valid for ``n``, and so is a valid ``eps0`` (k-RR at that ``eps0``
+        is ``(ε, δ)``-DP for ``n − 1`` users, hence for ``n``). The answer is then never above
+        the answer for ``n − 1`` users (below for ``eps0``) where either is a bracket's safe end.
+        """
+        value, exact = self._at(command, n, first, second)
+        if exact or n <= 2:
+            return value, exact
+        # half the budget for the comparison (its answer is valid whatever the budget)
+        half = ExactKRR(self.mechanism, self.k, work_limit=self.work_limit / 2.0)
+        previous = half._at(command, n - 1, first, second)[0]
+        return (max(value, previous) if command == "eps0" else min(value, previous)), False
+
+    def _delta(self, n: int, eps0: float, eps: float) -> float:
+        return self._answer("delta", n, eps0, eps)[0]
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
-        if self.k == 2:
-            return self._binary_epsilon(n, eps0, delta).upper
-        if self.is_exact(n, "epsilon"):
-            return worst_case_epsilon(n, self.k, eps0, delta, self.work_limit)[0]
-        return _upper_answer(self.k, "epsilon", n, eps0, delta)
+        return self._answer("epsilon", n, eps0, delta)[0]
 
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
         """Largest ``eps0`` whose worst case is ``(eps, delta)``-DP (exact within the budget, rounded down).
 
         Beyond the budget: a valid, smaller ``eps0`` (``k = 2``: the larger of the branch and
         bound's certified answer and the stronger-clones one; ``k >= 3``: the thinned-clones
-        one); see :meth:`details`.
+        one; either, if larger, the answer for ``n − 1`` users, valid for ``n``); see
+        :meth:`details`.
 
         Examples
         --------
@@ -480,11 +527,7 @@ class ExactKRR(AmplificationBound):
         >>> ExactKRR(mechanism="krr", k=2).epsilon(50, e0, 1e-3) <= 1.0
         True
         """
-        if self.k == 2:
-            return self._binary_max_eps0(n, eps, delta)[0]
-        if self.is_exact(n, "eps0"):
-            return super().max_eps0(n, eps, delta)
-        return _upper_answer(self.k, "max_eps0", n, eps, delta)
+        return self._answer("eps0", n, eps, delta)[0]
 
     def _binary_max_eps0(self, n: int, eps: float, delta: float) -> tuple[float, bool]:
         """(answer, exact) of the ``eps0`` question for ``k = 2`` (the root walk of
@@ -517,20 +560,28 @@ class ExactKRR(AmplificationBound):
                 out["worst_others"] = list(worst_case_epsilon(n, self.k, first, second, self.work_limit)[1])
             return out
         ask = {"epsilon": "epsilon", "delta": "delta", "eps0": "max_eps0"}[command]
-        valid = _upper_answer(self.k, ask, n, first, second)
+        valid, source = self._safe_end(command, n, first, second, "thinned clones")
         if n > BRACKET_MAX_N:  # the two explicit pairs take several seconds there: no other end
             return {
                 "exact": False,
                 "lower" if command == "eps0" else "upper": valid,
                 "warning": (
                     f"not exact: at n = {n}, k = {self.k} beyond the complete search; the value is a valid "
-                    f"bound (thinned clones) (the other end of the bracket is not computed beyond "
+                    f"bound ({source}) (the other end of the bracket is not computed beyond "
                     f"n = {BRACKET_MAX_N:.0e})"
                 ),
             }
         other = _lower_answer(self.k, ask, n, first, second)
         lower, upper = (valid, other) if command == "eps0" else (other, valid)  # a larger eps0 is less safe
-        return _bracket_record(n, self.k, lower, upper, "beyond the complete search", "thinned clones")
+        return _bracket_record(n, self.k, lower, upper, "beyond the complete search", source)
+
+    def _safe_end(self, command: str, n: int, first: float, second: float, source: str) -> tuple[float, str]:
+        """The answer beyond the search (:meth:`_answer`) and where it comes from: ``source``, or
+        the answer for ``n − 1`` users when that one is better (valid for ``n``)."""
+        value = self._answer(command, n, first, second)[0]
+        if value != self._at(command, n, first, second)[0]:  # the answer for n - 1 users is better
+            source = "the answer for n - 1 users, valid for n"
+        return value, source
 
     def _binary_details(self, command: str, n: int, first: float, second: float) -> dict[str, object]:
         """:meth:`details` for ``k = 2`` (the branch and bound)."""
@@ -540,7 +591,7 @@ class ExactKRR(AmplificationBound):
             found = self._binary_delta(n, first, second)
             if found.exact:
                 return {"exact": True, "worst_others": list(found.others)}
-            upper = self.delta(n, first, second)
+            upper, source = self._safe_end(command, n, first, second, "branch and bound")
             if upper <= DELTA_FLOOR:
                 return {"exact": True, "note": f"delta below {DELTA_FLOOR:g} (reported as that floor)"}
             lower = max(float(found.lower[0]), _lower_answer(2, "delta", n, first, second))
@@ -548,18 +599,19 @@ class ExactKRR(AmplificationBound):
             bracket = self._binary_epsilon(n, first, second)
             if bracket.exact:
                 return {"exact": True, "worst_others": list(bracket.others)}
-            lower, upper = max(bracket.lower, _lower_answer(2, "epsilon", n, first, second)), bracket.upper
+            upper, source = self._safe_end(command, n, first, second, "branch and bound")
+            lower = max(bracket.lower, _lower_answer(2, "epsilon", n, first, second))
         else:
-            value, exact = self._binary_max_eps0(n, first, second)
-            if exact:
+            if self._binary_max_eps0(n, first, second)[1]:
                 return {"exact": True}
-            lower, upper = value, _lower_answer(2, "max_eps0", n, first, second)
+            lower, source = self._safe_end(command, n, first, second, "branch and bound")
+            upper = _lower_answer(2, "max_eps0", n, first, second)
         if upper <= lower * (1.0 + EXACT_RTOL):  # the certified bracket closed all the same
             return {"exact": True}
         why = "the branch and bound stopped at its budget"
         if command != "delta" and second < DELTA_FLOOR:
             why = f"delta is below the resolution of the search ({DELTA_FLOOR:g})"
-        return _bracket_record(n, 2, lower, upper, why, "branch and bound")
+        return _bracket_record(n, 2, lower, upper, why, source)
 
     def curve(self, n: int, eps0: float, eps_grid: np.ndarray | None = None) -> ProfileCurve:
         """The worst-case profile for fixed ``(n, eps0)`` (exact within the search budget).

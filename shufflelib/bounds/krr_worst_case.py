@@ -90,11 +90,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._roots import first_true, last_true
 from .._validation import check_array, check_int, check_nonnegative, check_positive, check_probability
-from .clone_pair import binomial_pmf_rows
+from .clone_pair import _ANCHOR_FLOOR, _ANCHOR_SPACING, binomial_pmf_rows
 
 __all__ = [
     "EXACT_RTOL",
@@ -135,6 +135,40 @@ _GROUP_CELLS = 1 << 19
 _BRANCH = 4
 #: Binary RR: estimated seconds per row and column of the narrower law's window (calibrated).
 _COST_PER_COLUMN = 4.5e-8
+#: Binary RR, the meter's rates (calibrated on one core, see :class:`_Meter`): seconds per call
+#: of a table, per cell of a table or of a sum, per value of a binomial pmf or tail from scipy.
+_METER_CALL, _METER_CELL, _METER_SCIPY = 3e-4, 4e-9, 1.3e-7
+
+
+class _Meter:
+    """Estimated seconds of the binary RR evaluations so far: the clock of the searches' budgets.
+
+    Counted from the work done (tables, their cells, the binomial values scipy computes, at
+    calibrated rates), not read from a clock: a search stops at the same point on every machine
+    and under any load, so its answers are reproducible. It counts every evaluation (the
+    fallback search for a threshold in a far tail, where every pmf value comes from scipy, is
+    many times dearer than the first pass :func:`_splits_cost` plans for).
+    """
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def table(self, rows: int, width: int, table: np.ndarray) -> None:
+        """A table of ``rows`` binomial pmf rows of ``width`` columns (as computed)."""
+        if width < 4 * _ANCHOR_SPACING:  # computed point by point
+            scipy_values = rows * width
+        else:  # anchors, and the blocks after a tiny anchor point by point
+            anchors = table[:, ::_ANCHOR_SPACING]
+            scipy_values = anchors.size + _ANCHOR_SPACING * int(np.count_nonzero(anchors < _ANCHOR_FLOOR))
+        self.seconds += _METER_CALL + _METER_CELL * rows * width + _METER_SCIPY * scipy_values
+
+    def sums(self, cells: int, scipy_values: int = 0) -> None:
+        """Sums over ``cells`` cells, and ``scipy_values`` tail probabilities from scipy."""
+        self.seconds += _METER_CELL * cells + _METER_SCIPY * scipy_values
+
+
+#: The meter of every binary RR evaluation in this process (read by differences).
+_METER = _Meter()
 
 
 def krr_probabilities(k: int, eps0: float) -> tuple[float, float]:
@@ -412,8 +446,11 @@ def _split_group(
     odds_b = np.where(narrow_x, math.exp(-eps0), math.exp(eps0))
     w_a = int(_window_widths(m_a, p, q).max())
     a_lo = np.clip(np.floor(m_a * p_a - 12.0 * np.sqrt(m_a * p * q) - 40.0), 0, m_a).astype(np.int64)
-    a_rev = binomial_pmf_rows(m_a, p_a, a_lo, w_a, odds_a)[:, ::-1]  # A at a_lo + w_a − 1 − j
+    a_table = binomial_pmf_rows(m_a, p_a, a_lo, w_a, odds_a)
+    a_rev = a_table[:, ::-1]  # A at a_lo + w_a − 1 − j
     dropped = binom.cdf(a_lo - 1, m_a, p_a) + binom.sf(a_lo + w_a - 1, m_a, p_a)
+    _METER.table(rows, w_a, a_table)
+    _METER.sums(0, 2 * rows)
     mean = ha * p + hb * q
 
     def thresholds(sel: np.ndarray, first: np.ndarray, count: int, tails: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -422,6 +459,8 @@ def _split_group(
         window)."""
         start = first - 1 - (a_lo[sel] + w_a - 1)  # B at start + c, c < w_a + count
         table = binomial_pmf_rows(m_b[sel], p_b[sel], start, w_a + count, odds_b[sel])
+        _METER.table(sel.size, w_a + count, table)
+        _METER.sums(sel.size * (count + 1) * w_a * (2 if tails else 1), sel.size if tails else 0)
         slide = np.lib.stride_tricks.sliding_window_view
         d = np.einsum("rj,rij->ri", a_rev[sel], slide(table, w_a, axis=1))  # D(first − 1 + i)
         v = first[:, None] + np.arange(count)
@@ -494,8 +533,9 @@ class _Bracket:
     upper: float
     lower: float
     split: int  # h_a of the best split evaluated (the victim's order of Lemma 2)
-    spent: float = 0.0  # estimated seconds used
+    spent: float = 0.0  # estimated seconds used (the meter's)
     leaves: tuple[tuple[int, int], ...] = ()  # the final intervals (a partition of the splits)
+    scale: float = 1.0  # metered cost over planned cost of the batches (at least 1)
 
 
 def _binary_branch_and_bound(
@@ -505,6 +545,7 @@ def _binary_branch_and_bound(
     work_limit: float,
     threshold: float | None = None,
     start: tuple[tuple[int, int], ...] = (),
+    scale: float = 1.0,
 ) -> _Bracket:
     """Worst split of binary RR by branch and bound over intervals of ``h_a`` (Lemma 6).
 
@@ -512,41 +553,42 @@ def _binary_branch_and_bound(
     ``n − (c2 − c1)`` users left when its ``c2 − c1`` undecided users are removed; a single
     split is evaluated exactly. The interval with the largest bound is split in
     :data:`_BRANCH` until every remaining bound is within :data:`EXACT_RTOL` of the best split
-    found, or the estimated time reaches ``work_limit`` (then the bracket is wider). With
-    ``threshold``, stop instead as soon as every bound is at most ``threshold`` or a split is
-    above ``threshold (1 − 2 EXACT_RTOL)``. ``start`` (a partition of ``[0, n − 1]``, e.g. the
-    ``leaves`` of a search at a nearby ε) replaces the first intervals when three quarters of
-    the budget allow.
+    found, or the metered time (:class:`_Meter`) reaches ``work_limit`` (then the bracket is
+    wider). With ``threshold``, stop instead as soon as every bound is at most ``threshold``
+    or a split is above ``threshold (1 − 2 EXACT_RTOL)``. ``start`` (a partition of
+    ``[0, n − 1]``, e.g. the ``leaves`` of a search at a nearby ε) replaces the first intervals
+    when three quarters of the budget allow.
+
+    Each batch is planned with :func:`_splits_cost` times ``scale`` (what batches so far cost
+    on the meter over what they were planned to cost, at least 1: a threshold far in a tail
+    costs many times the plan); without ``start``, a first batch of three splits (the two
+    extreme ones and the middle one) measures it before the first intervals are chosen.
     """
-    ends = (np.array([0, n - 1]), np.array([n - 1, 0]))
-    if work_limit < _splits_cost(*ends, eps0):  # not even the two extreme splits: no information
-        return _Bracket(math.inf, 0.0, n - 1, 0.0)
-    given = np.array(start, dtype=np.int64).reshape(-1, 2)
-    if given.size and _splits_cost(given[:, 0], n - 1 - given[:, 1], eps0) <= 0.75 * work_limit:
-        todo = [(int(a), int(b)) for a, b in given]
-    else:
-        todo = [(0, 0), (n - 1, n - 1)]
-        for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
-            edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
-            first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
-            starts, stops = np.array([a for a, _ in first]), np.array([b for _, b in first])
-            if _splits_cost(starts, n - 1 - stops, eps0) <= work_limit / 4.0 or pieces == 1:
-                todo += first
-                break
     heap: list[tuple[float, int, int]] = []
     lower, top_point, best = 0.0, 0.0, n - 1
-    spent = 0.0
+    spent, planned = 0.0, 0.0
     leaves: list[tuple[int, int]] = []  # single splits and dropped intervals
 
-    def finish(upper: float) -> _Bracket:
-        return _Bracket(upper, lower, best, spent, tuple(leaves + [(a, b) for _, a, b in heap]))
+    def ratio() -> float:
+        return max(scale, spent / planned if planned else 1.0)
 
-    while True:
-        c1 = np.array([a for a, _ in todo], dtype=np.int64)
-        c2 = np.array([b for _, b in todo], dtype=np.int64)
+    def finish(upper: float) -> _Bracket:
+        return _Bracket(upper, lower, best, spent, tuple(leaves + [(a, b) for _, a, b in heap]), ratio())
+
+    def plan(batch: list[tuple[int, int]]) -> float:
+        starts = np.array([a for a, _ in batch], dtype=np.int64)
+        stops = np.array([b for _, b in batch], dtype=np.int64)
+        return _splits_cost(starts, n - 1 - stops, eps0) * ratio()
+
+    def evaluate(batch: list[tuple[int, int]]) -> None:
+        nonlocal lower, top_point, best, spent, planned
+        c1 = np.array([a for a, _ in batch], dtype=np.int64)
+        c2 = np.array([b for _, b in batch], dtype=np.int64)
+        before = _METER.seconds
         up, lo = _split_deltas(c1, n - 1 - c2, eps0, eps)
-        spent += _splits_cost(c1, n - 1 - c2, eps0)
-        for (a, b), high, low in zip(todo, up, lo, strict=True):
+        spent += _METER.seconds - before
+        planned += _splits_cost(c1, n - 1 - c2, eps0)
+        for (a, b), high, low in zip(batch, up, lo, strict=True):
             if a == b:
                 leaves.append((a, b))
                 top_point = max(top_point, float(high))
@@ -554,6 +596,28 @@ def _binary_branch_and_bound(
                     lower, best = float(low), a
             else:
                 heapq.heappush(heap, (-float(high), a, b))
+
+    probe = sorted({(0, 0), (n - 1, n - 1), (n // 2, n // 2)})
+    if work_limit < plan(probe):  # not even three splits: no information
+        return _Bracket(math.inf, 0.0, n - 1, 0.0, (), scale)
+    given = [(int(a), int(b)) for a, b in np.array(start, dtype=np.int64).reshape(-1, 2)]
+    if given and plan(given) <= 0.75 * work_limit:
+        todo = given
+    else:
+        evaluate(probe)
+        todo = []
+        for pieces in (64, 32, 16, 8, 4, 2, 1):  # as many first intervals as a quarter of the budget allows
+            edges = np.unique(np.linspace(0, n, min(n, pieces) + 1).astype(np.int64))
+            first = [(int(a), int(b) - 1) for a, b in zip(edges[:-1], edges[1:], strict=True)]
+            first = [(a, b) for a, b in first if (a, b) not in probe]
+            if spent + plan(first) <= work_limit / 4.0:
+                todo = first
+                break
+        if not todo:  # the probe alone: the whole range is one interval, bounded by n − 1 removed users
+            todo = [(0, n - 1)] if n > 1 else []
+    while True:
+        if todo:
+            evaluate(todo)
         while heap and -heap[0][0] <= lower:  # intervals no better than a split already found
             leaves.append(heapq.heappop(heap)[1:])
         upper = max(top_point, -heap[0][0] if heap else 0.0)
@@ -568,13 +632,10 @@ def _binary_branch_and_bound(
             _, a, b = heap[0]
             cuts = np.unique(np.linspace(a, b + 1, min(b + 1 - a, _BRANCH) + 1).astype(np.int64))
             children = [(int(x), int(y) - 1) for x, y in zip(cuts[:-1], cuts[1:], strict=True)]
-            trial = todo + children
-            starts = np.array([x for x, _ in trial], dtype=np.int64)
-            stops = np.array([y for _, y in trial], dtype=np.int64)
-            if spent + _splits_cost(starts, n - 1 - stops, eps0) > work_limit:
+            if spent + plan(todo + children) > work_limit:
                 break
             heapq.heappop(heap)
-            todo = trial
+            todo = todo + children
         if not todo:
             return finish(upper)
 
@@ -898,7 +959,11 @@ def worst_case_epsilon_bracket(
             def value(e: float) -> float:
                 return _one_split(others, eps0, e, end)
 
-            lo, hi = start, eps0
+            # The root is at most the ceiling (a valid ε: no dataset's δ exceeds δ there), up to
+            # the numerical bracket of the dataset's δ: look below it first (far closer than eps0,
+            # and the thresholds of ε near eps0 lie in far tails, many times dearer).
+            near = min(eps0, max(start, ceiling) * 1.01)
+            lo, hi = start, near if value(near) <= level else eps0
             for _ in range(2):  # two vectorized grids of 32 narrow the bracket before the certified search
                 grid = np.linspace(lo, hi, 33)
                 below = _split_deltas(np.full(33, others[0]), np.full(33, others[1]), eps0, grid)[end] <= level
@@ -1027,8 +1092,15 @@ class _BinarySearches:
     """
 
     def __init__(self, n: int, delta: float, work_limit: float) -> None:
-        self.n, self.delta, self.left = n, delta, work_limit
+        self.n, self.delta, self.limit = n, delta, work_limit
+        self.start = _METER.seconds  # the walk's root findings between searches count too
         self.partition: tuple[tuple[int, int], ...] = ()
+        self.scale = 1.0  # metered over planned cost, carried from search to search
+
+    @property
+    def left(self) -> float:
+        """Estimated seconds of the budget left (:class:`_Meter`)."""
+        return self.limit - (_METER.seconds - self.start)
 
     def __call__(self, eps0: float, eps: float, share: float, best: bool) -> tuple[float, bool, tuple[int, ...]]:
         """(upper end, whether some split exceeds δ, a worst split found) at ``(eps0, eps)``.
@@ -1040,11 +1112,18 @@ class _BinarySearches:
         n = self.n
         if eps >= eps0:  # every likelihood ratio is within [e^-eps0, e^eps0]: δ = 0
             return 0.0, False, (n - 1, 0)
+        if self.left <= 0.0:  # the budget is spent: undecided
+            return math.inf, False, (n - 1, 0)
         found = _binary_branch_and_bound(
-            n, eps0, eps, share * self.left, threshold=None if best else self.delta, start=self.partition
+            n,
+            eps0,
+            eps,
+            share * self.left,
+            threshold=None if best else self.delta,
+            start=self.partition,
+            scale=self.scale,
         )
-        self.left -= found.spent
-        self.partition = found.leaves
+        self.partition, self.scale = found.leaves, found.scale
         exceeds = found.lower > self.delta * (1.0 - 2.0 * EXACT_RTOL)
         return found.upper, exceeds, (found.split, n - 1 - found.split)
 

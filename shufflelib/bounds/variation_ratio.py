@@ -128,10 +128,10 @@ class VariationRatioBound(AmplificationBound):
             )
         if self.mechanism == "generic":
             return (
-                "not established for a generic eps0-LDP randomizer: the pair is the stronger-clones pair, "
-                "whose proof the authors' erratum restricts (valid for k-RR)"
+                "not a valid bound for a generic eps0-LDP randomizer (not established: the pair is the "
+                "stronger-clones pair, whose proof the authors' erratum restricts to k-RR)"
             )
-        return "not checked for the Laplace mechanism against an exact computation"
+        return "not a valid bound for the Laplace mechanism (not established: not checked against an exact computation)"
 
     def pair(self, n: int, eps0: float) -> ClonePair:
         """The variation-ratio pair of ``n`` users.

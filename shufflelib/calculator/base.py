@@ -8,15 +8,18 @@ Nothing here knows a bound; the families (:mod:`~shufflelib.calculator.uniform`,
 
 from __future__ import annotations
 
+import importlib
 import math
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..composition import MAX_ROUNDS
-from ..composition.model import RoundModel, composed_record
+from .._validation import EPS0_LIMIT, EPS0_MIN, MAX_ROUNDS, N_MAX
+
+if TYPE_CHECKING:  # pragma: no cover - composition is imported by the composed questions only
+    from ..composition.model import RoundModel
 
 __all__ = [
     "COMPOSE",
@@ -26,6 +29,7 @@ __all__ = [
     "Number",
     "Argument",
     "Family",
+    "LazyBounds",
     "shorten",
     "question_inputs",
     "EPS0",
@@ -128,31 +132,51 @@ class Number:
 
     def _one(self, flag: str, part: str, text: str) -> Any:
         value = _read(part, self.integer)
-        ok = value is not None and math.isfinite(value)
+        # An int is compared exactly (math.isfinite would overflow past 10**308); a float
+        # must be finite.
+        ok = value is not None and (isinstance(value, int) or math.isfinite(value))
         if ok and self.low is not None:
             ok = value > self.low if self.open_low else value >= self.low
         if ok and self.high is not None:
             ok = value < self.high if self.open_high else value <= self.high
         if not ok:
-            raise ValueError(shorten(f"{flag} must be {self.describe()}, got {text!r}"))
+            raise ValueError(shorten(f"{flag} must be {self.describe()}, got {_quoted(text)}"))
         return value
 
 
 def _g(x: float) -> str:
-    return f"{x:g}"
+    """``x`` as a range end: ``2``, ``0.5``, ``1e9``, ``1e-6`` (not ``1e+09``, ``1e-06``)."""
+    return f"{x:g}".replace("e+0", "e").replace("e+", "e").replace("e-0", "e-")
+
+
+def _quoted(text: str) -> str:
+    """``text`` in quotes for a message, every character outside printable ASCII shown as ``\\uXXXX``
+    (a no-break space or an Arabic digit is seen for what it is)."""
+    return "'" + "".join(c if " " <= c <= "~" else f"\\u{ord(c):04x}" for c in text) + "'"
+
+
+#: A number as the calculator reads it: ASCII digits, an optional sign, point and exponent
+#: (no ``_`` separators, no other script's digits, no ``inf``/``nan``: Python's ``float`` and
+#: ``int`` accept all of these).
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _read(text: str, integer: bool) -> float | int | None:
-    text = text.strip()
-    if integer:
+    """The number written in ``text`` (ASCII blanks around it allowed), ``None`` if it is not one.
+
+    An integer's digits are read exactly (any length up to Python's limit of 4,300 digits; a
+    longer one reads as infinite); ``1e4`` is an integer if its value is.
+    """
+    text = text.strip(" \t")
+    if not _NUMBER.fullmatch(text):
+        return None
+    if integer and _INTEGER.fullmatch(text):
         try:
             return int(text)
-        except ValueError:
-            pass
-    try:
-        value = float(text)
-    except ValueError:
-        return None
+        except ValueError:  # more digits than int() converts: out of any range
+            return math.inf
+    value = float(text)
     if integer:
         return int(value) if math.isfinite(value) and value.is_integer() else None
     return value
@@ -191,6 +215,42 @@ class Argument:
         if text is None or self.number is None:
             return text
         return self.number.parse(self.flag, text)
+
+
+class LazyBounds(Mapping[str, type]):
+    """A family's bound classes by ``--bound`` name: the names known at once, the classes read
+    from the mapping ``attribute`` of ``module`` (the family's own registry) when one is first
+    read.
+
+    The parser needs only the names; a question loads the modules of its own family (the
+    calculator's start-up). The registry must hold exactly ``names`` (checked when it loads).
+
+    Examples
+    --------
+    >>> bounds = LazyBounds(("pop-tight",), "shufflelib.population.choice", "BOUNDS")
+    >>> list(bounds)
+    ['pop-tight']
+    """
+
+    def __init__(self, names: tuple[str, ...], module: str, attribute: str) -> None:
+        self._names, self._where = names, (module, attribute)
+        self._loaded: Mapping[str, type] | None = None
+
+    def __getitem__(self, name: str) -> type:
+        if name not in self._names:
+            raise KeyError(name)
+        if self._loaded is None:
+            loaded = getattr(importlib.import_module(self._where[0]), self._where[1])
+            if set(loaded) != set(self._names):
+                raise RuntimeError(f"the calculator names {self._names}, {'.'.join(self._where)} holds {tuple(loaded)}")
+            self._loaded = loaded
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 class Family(ABC):
@@ -252,7 +312,10 @@ class Family(ABC):
 # Options several families read the same way (a family may also declare its own reading).
 #: ``--eps0``: one local privacy parameter.
 EPS0 = Argument(
-    "--eps0", "local privacy parameter of each randomizer (> 0)", "EPS0", number=Number(low=0, open_low=True)
+    "--eps0",
+    "local privacy parameter of each randomizer, in [1e-6, 100]",
+    "EPS0",
+    number=Number(low=EPS0_MIN, high=EPS0_LIMIT),
 )
 #: ``--eps``: central epsilon given to the delta question.
 EPS = Argument("--eps", "central epsilon (>= 0)", "EPS", number=Number(low=0))
@@ -263,7 +326,7 @@ DELTA = Argument(
     "--delta", "central delta, in (0, 1)", "DELTA", number=Number(low=0, high=1, open_low=True, open_high=True)
 )
 #: ``--n``: number of users.
-USERS = Argument("--n", "number of users (an integer >= 2)", "N", number=Number(integer=True, low=2))
+USERS = Argument("--n", "number of users (an integer in [2, 1e9])", "N", number=Number(integer=True, low=2, high=N_MAX))
 
 
 #: ``--compose``: number of rounds of the composed question (every family reads it).
@@ -295,6 +358,8 @@ def composed_answer(
     >>> r["route"], 0 < r["delta"] < 1e-3
     ('profile', True)
     """
+    from ..composition.model import composed_record  # only a composed question loads composition
+
     record = composed_record(question.command, model, x, y, rounds, answer or question.answer)
     if "note" in record:
         record["warning"] = record["note"]

@@ -38,11 +38,19 @@ class _UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors become :class:`_UsageError` (one line, status 2).
 
-    Abbreviated options are refused: ``--eps`` must never be read as ``--eps0``.
+    Abbreviated options are refused: ``--eps`` must never be read as ``--eps0``. The epilog
+    (every bound with its title and reference) is written only when the help is printed:
+    it imports every bound's module, which a question does not need (the start-up).
     """
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, families: Sequence[Family] = (), **kwargs: Any) -> None:
         super().__init__(*args, allow_abbrev=False, **kwargs)
+        self._families = families
+
+    def format_help(self) -> str:
+        if self._families and self.epilog is None:
+            self.epilog = _bounds_epilog(self._families)
+        return super().format_help()
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{self.prog}: error: {message}")
@@ -91,13 +99,12 @@ def build_parser(families: Sequence[Family] | None = None) -> argparse.ArgumentP
     ('eps0', 'clones', '1e4')
     """
     families = _families(families)
-    epilog = _bounds_epilog(families)
     formatter = argparse.RawDescriptionHelpFormatter
     parser = _Parser(
         prog=PROG,
         description="Privacy calculator for amplification by shuffling.",
-        epilog=epilog,
         formatter_class=formatter,
+        families=families,
     )
     commands = parser.add_subparsers(dest="command", required=True)
     names = [name for family in families for name in family.bounds]
@@ -105,7 +112,11 @@ def build_parser(families: Sequence[Family] | None = None) -> argparse.ArgumentP
         raise RuntimeError(f"the calculator's families must give each bound one name, got {names}")
     for question in QUESTIONS:
         sub = commands.add_parser(
-            question.command, help=question.help, description=question.help, epilog=epilog, formatter_class=formatter
+            question.command,
+            help=question.help,
+            description=question.help,
+            formatter_class=formatter,
+            families=families,
         )
         sub.add_argument("--bound", required=True, choices=names, metavar="BOUND", help=f"one of: {', '.join(names)}")
         for arg in _arguments(question, families):
@@ -144,7 +155,9 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
     try:
         parser = build_parser(families)
         try:
-            args = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else list(argv)))
+            words = _attach_negative_values(sys.argv[1:] if argv is None else list(argv))
+            _refuse_repeated(words)
+            args = parser.parse_args(words)
         except SystemExit as exc:  # --help
             return int(exc.code or 0)
         except _UsageError as exc:
@@ -161,7 +174,10 @@ def main(argv: Sequence[str] | None = None, families: Sequence[Family] | None = 
             key = family.answer_key(question, args.bound)
             answer = record[key]
         except NotApplicableError as exc:
-            return _fail(f"{prefix}: {exc}", NOT_APPLICABLE)
+            reason = str(exc)  # the documented wording: "<bound> bound not applicable: <why>"
+            if "not applicable: " not in reason:
+                reason = f"{args.bound} bound not applicable: {reason}"
+            return _fail(f"{prefix}: {reason}", NOT_APPLICABLE)
         except ValueError as exc:
             return _fail(f"{prefix}: error: {exc}", BAD_ARGUMENTS)
     except Exception as exc:  # a bug: one line, never a traceback, never status 0 or 1
@@ -197,6 +213,19 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
             out.append(token)
             i += 1
     return out
+
+
+def _refuse_repeated(words: list[str]) -> None:
+    """A flag given twice is refused (argparse would silently keep the last value)."""
+    seen: set[str] = set()
+    for word in words:
+        if word == "--":
+            return
+        flag = word.partition("=")[0]
+        if flag.startswith("--"):
+            if flag in seen:
+                raise _UsageError(f"{PROG}: error: {flag} is given more than once")
+            seen.add(flag)
 
 
 def _family_texts(

@@ -17,27 +17,29 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._validation import EPS0_LIMIT, EPS0_MIN, N_MAX
 from ..bounds.base import soundness_record
-from ..composition import profile_model
-from ..personalized.bounds import PERSONALIZED_BOUNDS, PersonalizedBound
-from ..personalized.mechanisms import CALIBRATIONS, KINDS, LocalMechanism
-from ..personalized.population import Population
-from .base import COMPOSE, EPS0, Argument, Family, Number, Question, composed_answer, question_inputs
+from ..randomizers import CALIBRATIONS
+from ..randomizers import UNIT_KINDS as KINDS
+from .base import COMPOSE, EPS0, Argument, Family, LazyBounds, Number, Question, composed_answer, question_inputs
 
 __all__ = ["PersonalizedFamily"]
 
 #: Parameter names of :class:`~shufflelib.personalized.population.Population` -> the calculator's flags.
-_FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0"}
+_FLAG_NAMES = {"eps": "--eps0", "delta": "--delta0", "counts": "--counts"}
 
 _LEVELS = Argument(
-    "--eps0", "comma-separated local eps levels (> 0)", "LIST", number=Number(low=0, open_low=True, many=True)
+    "--eps0",
+    "comma-separated local eps levels, each in [1e-6, 100]",
+    "LIST",
+    number=Number(low=EPS0_MIN, high=EPS0_LIMIT, many=True),
 )
 _OPTIONS = (
     Argument(
         "--counts",
-        "comma-separated number of users at each level (integers >= 1)",
+        "comma-separated number of users at each level (integers in [1, 1e9], adding up to at most 1e9)",
         "LIST",
-        number=Number(integer=True, low=1, many=True),
+        number=Number(integer=True, low=1, high=N_MAX, many=True),
     ),
 )
 _MECHANISM = (
@@ -70,7 +72,22 @@ class PersonalizedFamily(Family):
     (10000, True)
     """
 
-    bounds: Mapping[str, type[PersonalizedBound]] = PERSONALIZED_BOUNDS
+    #: The bounds of :data:`~shufflelib.personalized.bounds.PERSONALIZED_BOUNDS` (loaded by a
+    #: personalized question).
+    bounds: Mapping[str, type] = LazyBounds(
+        (
+            "pers-liu24",
+            "pers-liu24-printed",
+            "pers-liu24-pair",
+            "pers-clones",
+            "pers-fv",
+            "pers-blanket",
+            "pers-gdp",
+            "pers-lzx",
+        ),
+        "shufflelib.personalized.bounds",
+        "PERSONALIZED_BOUNDS",
+    )
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
@@ -79,6 +96,9 @@ class PersonalizedFamily(Family):
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
+        from ..personalized.mechanisms import LocalMechanism
+        from ..personalized.population import Population
+
         levels = [float(x) for x in values["eps0"]]
         counts = values["counts"]
         if len(levels) != len(counts):
@@ -106,6 +126,8 @@ class PersonalizedFamily(Family):
             "delta0": delta0,
         }
         if values.get("compose") is not None:
+            from ..composition import profile_model  # only a composed question loads composition
+
             # One round as a function of its top level (all levels scaled in proportion).
             top = population.eps_max
             pure = bool(all(d == 0.0 for d in delta0))

@@ -16,76 +16,98 @@ BinomialPopulation(n_prime=48842, alpha=0.2)
 
 from __future__ import annotations
 
+import importlib
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from .._validation import check_int
+from .._validation import N_MAX
 from ..bounds.base import soundness_record
-from ..composition import RoundModel, pair_step, profile_model
-from ..composition.clone_pld import clone_blocks_pld, round_blocks
-from ..population.bounds import PopulationBound
-from ..population.choice import ACCEPTS, BOUNDS, bound_for
-from ..population.laws import (
-    BinomialPopulation,
-    FixedPopulation,
-    MeanVariance,
-    NegativeBinomialPopulation,
-    PoissonPopulation,
-    SubExponentialTail,
-    SubGaussianTail,
+from .base import (
+    COMPOSE,
+    Argument,
+    Family,
+    LazyBounds,
+    Number,
+    Question,
+    _quoted,
+    _read,
+    composed_answer,
+    question_inputs,
+    shorten,
 )
-from ..population.tight import TightClones
-from .base import COMPOSE, Argument, Family, Number, Question, composed_answer, question_inputs, shorten
 
-__all__ = ["POPULATION_FORMS", "parse_population", "PopulationFamily", "round_model"]
+if TYPE_CHECKING:  # pragma: no cover - a population question imports them (start-up)
+    from ..composition import RoundModel
+    from ..population.bounds import PopulationBound
 
-#: ``--population`` forms: name -> (constructor, parameter names).
-POPULATION_FORMS: Mapping[str, tuple[type, tuple[str, ...]]] = {
-    "fixed": (FixedPopulation, ("others",)),
-    "binomial": (BinomialPopulation, ("n_prime", "alpha")),
-    "poisson": (PoissonPopulation, ("lam",)),
-    "negbin": (NegativeBinomialPopulation, ("mean", "variance")),
-    "meanvar": (MeanVariance, ("mean", "variance")),
-    "subgaussian": (SubGaussianTail, ("mean", "tau")),
-    "subexp": (SubExponentialTail, ("mean", "a", "b")),
+__all__ = ["POPULATION_FORMS", "parse_population", "population_class", "PopulationFamily", "round_model"]
+
+#: ``--population`` forms: name -> (class in :mod:`shufflelib.population.laws`, parameter names).
+POPULATION_FORMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    "fixed": ("FixedPopulation", ("others",)),
+    "binomial": ("BinomialPopulation", ("n_prime", "alpha")),
+    "poisson": ("PoissonPopulation", ("lam",)),
+    "negbin": ("NegativeBinomialPopulation", ("mean", "variance")),
+    "meanvar": ("MeanVariance", ("mean", "variance")),
+    "subgaussian": ("SubGaussianTail", ("mean", "tau")),
+    "subexp": ("SubExponentialTail", ("mean", "a", "b")),
 }
 _INTEGERS = {"others", "n_prime"}
 
 DUMMY_MODES = ("nonadaptive", "adaptive")
 
 
+def population_class(name: str) -> type:
+    """The class of the ``--population`` form ``name`` (imported on first use).
+
+    Examples
+    --------
+    >>> population_class("poisson").__name__
+    'PoissonPopulation'
+    """
+    return getattr(importlib.import_module("shufflelib.population.laws"), POPULATION_FORMS[name][0])
+
+
 def parse_population(text: str | None):
     """Read ``NAME:P1,P2,...`` (e.g. ``poisson:5000``) into a population law or description.
+
+    Each parameter is a plain ASCII number (as every numeric flag); a refusal names
+    ``--population`` and the parameter.
 
     Examples
     --------
     >>> parse_population("subexp:5000,2,0.05")
     SubExponentialTail(mean=5000.0, a=2.0, b=0.05)
+    >>> parse_population("poisson:1_000")
+    Traceback (most recent call last):
+    ...
+    ValueError: --population parameter lam must be a number, got '1_000'
     """
     if text is None:
         raise ValueError("--population is required")
     name, _, rest = text.partition(":")
     if name not in POPULATION_FORMS:
         raise ValueError(
-            shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {text!r}")
+            shorten(f"--population must be one of {', '.join(POPULATION_FORMS)} (NAME:PARAMS), got {_quoted(text)}")
         )
-    cls, names = POPULATION_FORMS[name]
-    parts = [part.strip() for part in rest.split(",")] if rest else []
+    names = POPULATION_FORMS[name][1]
+    parts = rest.split(",") if rest else []
     if len(parts) != len(names):
         raise ValueError(
-            shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {text!r}")
+            shorten(f"--population {name} takes {len(names)} parameters ({', '.join(names)}), got {_quoted(text)}")
         )
     values: dict[str, Any] = {}
-    for key, part in zip(names, parts, strict=False):
-        try:
-            number = float(part)
-        except ValueError:
-            raise ValueError(shorten(f"--population parameter {key} must be a number, got {part!r}")) from None
-        values[key] = check_int(key, number) if key in _INTEGERS else number
-    return cls(**values)
+    for key, part in zip(names, parts, strict=True):
+        number = _read(part, key in _INTEGERS)
+        if number is None or (isinstance(number, float) and not math.isfinite(number)):
+            kind = "an integer" if key in _INTEGERS else "a number"
+            raise ValueError(shorten(f"--population parameter {key} must be {kind}, got {_quoted(part)}"))
+        values[key] = number
+    try:
+        return population_class(name)(**values)
+    except ValueError as exc:  # the law's own check names the parameter: add the flag
+        raise ValueError(shorten(f"--population {name}: {exc}")) from None
 
 
 _POPULATION = Argument(
@@ -96,7 +118,11 @@ _POPULATION = Argument(
 )
 _DUMMIES = (
     Argument(
-        "--dummies", "number of dummy reports k (default 0)", "K", required=False, number=Number(integer=True, low=0)
+        "--dummies",
+        "number of dummy reports k (default 0)",
+        "K",
+        required=False,
+        number=Number(integer=True, low=0, high=N_MAX),
     ),
     Argument(
         "--dummy-mode",
@@ -104,6 +130,17 @@ _DUMMIES = (
         required=False,
         choices=DUMMY_MODES,
     ),
+)
+
+
+#: The bounds with a δ budget option (Theorem 4(c)/(d)).
+_BUDGETED = ("pop-subgaussian", "pop-subexp")
+_BUDGET = Argument(
+    "--budget",
+    "delta budget of pop-subgaussian and pop-subexp: paper (Theorem 4(c)/(d) as printed, which spends "
+    "5 delta/4: not a valid bound for the stated delta) or corrected (valid); default paper",
+    required=False,
+    choices=("paper", "corrected"),
 )
 
 
@@ -118,19 +155,28 @@ class PopulationFamily(Family):
     0.08725
     """
 
-    bounds: Mapping[str, type[PopulationBound]] = BOUNDS
+    #: The bounds of :data:`~shufflelib.population.choice.BOUNDS` (loaded by a population question).
+    bounds: Mapping[str, type] = LazyBounds(
+        ("pop-binomial", "pop-poisson", "pop-meanvar", "pop-subgaussian", "pop-subexp", "pop-tight", "pop-exact-rr"),
+        "shufflelib.population.choice",
+        "BOUNDS",
+    )
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question``."""
-        return (_POPULATION, *question_inputs(question), *_DUMMIES, COMPOSE)
+        return (_POPULATION, *question_inputs(question), *_DUMMIES, _BUDGET, COMPOSE)
 
     def describe(self, bound: str) -> list[str]:
         """Help paragraphs on ``bound``: its title, its reference and the populations it accepts."""
+        from ..population.choice import ACCEPTS
+
         cls = self.bounds[bound]
-        forms = [name for name, (form, _) in POPULATION_FORMS.items() if issubclass(form, ACCEPTS[bound])]
+        forms = [name for name in POPULATION_FORMS if issubclass(population_class(name), ACCEPTS[bound])]
         return [cls.title, cls.reference, f"populations: {', '.join(forms)}"]
 
-    def build(self, bound: str, population_text: str, dummies: int, mode: str) -> PopulationBound:
+    def build(
+        self, bound: str, population_text: str, dummies: int, mode: str, budget: str = "paper"
+    ) -> PopulationBound:
         """The bound object for the parsed command-line values.
 
         Examples
@@ -138,19 +184,25 @@ class PopulationFamily(Family):
         >>> PopulationFamily().build("pop-tight", "poisson:5000", 100, "adaptive")
         TightClones(PoissonPopulation(lam=5000.0), dummies=100, adaptive=True)
         """
-        return bound_for(bound, parse_population(population_text), dummies, mode == "adaptive")
+        from ..population.choice import bound_for
+
+        if budget != "paper" and bound not in _BUDGETED:
+            raise ValueError(f"--budget is only used by the {' and '.join(_BUDGETED)} bounds")
+        return bound_for(bound, parse_population(population_text), dummies, mode == "adaptive", budget)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; returns the record printed by ``--json``."""
         dummies = values["dummies"] or 0
         mode = values["dummy_mode"] or "nonadaptive"
-        model = self.build(bound, values["population"], dummies, mode)
+        budget = values.get("budget") or "paper"
+        model = self.build(bound, values["population"], dummies, mode, budget)
         first, second = (arg.dest for arg in question_inputs(question))
         record = {
             "bound": bound,
             "population": values["population"],
             "dummies": dummies,
             "dummy_mode": mode,
+            **({"budget": budget} if bound in _BUDGETED else {}),
             first: values[first],
             second: values[second],
         }
@@ -174,9 +226,17 @@ def round_model(bound: PopulationBound) -> RoundModel:
     Examples
     --------
     >>> from shufflelib.population.laws import PoissonPopulation
+    >>> from shufflelib.population import PoissonPopulation, TightClones
     >>> round_model(TightClones(PoissonPopulation(5000))).route
     'pair'
     """
+    import numpy as np
+
+    from ..composition import RoundModel, pair_step, profile_model
+    from ..composition.clone_pld import clone_blocks_pld, round_blocks
+    from ..population.bounds import PopulationBound
+    from ..population.tight import TightClones
+
     if not bound.upper:
         raise ValueError(f"the {bound.name} bound is a lower bound: it is not composable")
     if isinstance(bound, TightClones):

@@ -24,17 +24,10 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
+from .._validation import N_MAX
 from ..bounds.base import NotApplicableError, soundness_record
-from ..composition import profile_model
+from ..segmented import M_MAX
 from ..segmented.group import GROUP_FORMS
-from ..segmented.optimize import (
-    COMPOSED_ENVELOPE_POINTS,
-    COMPOSED_RESOLUTIONS,
-    check_user,
-    max_reporting_probability,
-    slots_for,
-    user_curve,
-)
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
@@ -101,9 +94,11 @@ class SegmentedExact:
 
 _PROTOCOL = (
     USERS,
-    Argument("--m", "expected blanket messages per user (> 0)", "M", number=Number(low=0, open_low=True)),
-    Argument("--d", "number of items (an integer >= 3)", "D", number=Number(integer=True, low=3)),
-    Argument("--s", "items per user (an integer >= 1, at most d)", "S", number=Number(integer=True, low=1)),
+    Argument(
+        "--m", "expected blanket messages per user, in (0, 1e4]", "M", number=Number(low=0, high=M_MAX, open_low=True)
+    ),
+    Argument("--d", "number of items (an integer in [3, 1e9])", "D", number=Number(integer=True, low=3, high=N_MAX)),
+    Argument("--s", "items per user (an integer >= 1, at most d)", "S", number=Number(integer=True, low=1, high=N_MAX)),
 )
 _LAM = Argument("--lam", "reporting probability of the user's level, in [0, 1]", "LAM", number=Number(low=0, high=1))
 _OPTIONS = (
@@ -112,7 +107,7 @@ _OPTIONS = (
         "blanket slots per user (default ceil(m))",
         "SLOTS",
         required=False,
-        number=Number(integer=True, low=1),
+        number=Number(integer=True, low=1, high=N_MAX),
     ),
     Argument("--group", "group-privacy form (default paper)", required=False, choices=GROUP_FORMS),
 )
@@ -144,6 +139,8 @@ class SegmentedFamily(Family):
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
+        from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
+
         cls = self.bounds[bound]
         n, m, d, s = values["n"], values["m"], values["d"], values["s"]
         if s > d:
@@ -191,6 +188,14 @@ class SegmentedFamily(Family):
         self, question: Question, cls: type, record: dict[str, Any], values: Mapping[str, Any], gamma_max: float
     ) -> dict[str, Any]:
         """The composed answer: one round as a function of ``λ``, through its profile."""
+        from ..composition import profile_model  # only a composed question loads composition
+        from ..segmented.optimize import (
+            COMPOSED_ENVELOPE_POINTS,
+            COMPOSED_RESOLUTIONS,
+            max_reporting_probability,
+            user_curve,
+        )
+
         n, m, d, s, group = (record[key] for key in ("n", "m", "d", "s", "group"))
         options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
 

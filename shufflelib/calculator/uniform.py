@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..bounds import BOUNDS, MECHANISMS, AmplificationBound
-from ..bounds.base import soundness_record
-from ..composition import bound_model
+from .._validation import N_MAX
+from ..bounds import BOUNDS
+from ..bounds.base import MECHANISMS, AmplificationBound, soundness_record
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["UniformFamily"]
@@ -30,7 +30,7 @@ _K = Argument(
     "domain size of k-ary randomized response (default 2 for krr)",
     "K",
     required=False,
-    number=Number(integer=True, low=2),
+    number=Number(integer=True, low=2, high=N_MAX),
 )
 
 
@@ -60,12 +60,15 @@ class UniformFamily(Family):
         cls = self.bounds[bound]
         mechanism = values["mechanism"] or ("generic" if "generic" in cls.mechanisms else cls.mechanisms[0])
         k = values["k"] if values["k"] is not None else (2 if mechanism == "krr" else None)
-        model = cls(mechanism=mechanism, k=k)
+        # A bound may ask for options of its own on the command line (exact-krr: its budget).
+        model = cls(mechanism=mechanism, k=k, **getattr(cls, "CALCULATOR_OPTIONS", {}))
         first, second = (arg.dest for arg in question_inputs(question))
         record = {"bound": bound, "mechanism": mechanism, "k": k, "n": values["n"]}
         record.update({first: values[first], second: values[second]})
         sound = soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]}))
         if values.get("compose") is not None:
+            from ..composition import bound_model  # only a composed question loads composition
+
             model_round = bound_model(model, values["n"])
             composed = composed_answer(question, model_round, values[first], values[second], values["compose"])
             # A soundness warning outranks the note on what is composed.

@@ -44,7 +44,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.stats import binom
 
-from .._validation import check_int, check_positive, check_probability
+from .._validation import MAX_ROUNDS, check_int, check_positive, check_probability
 from ..bounds import AmplificationBound
 from ..bounds.base import _check_n_eps0
 from ..bounds.clones import ClonePairBound, binomial_range
@@ -94,9 +94,6 @@ __all__ = [
     "round_distributions",
     "route",
 ]
-
-#: Largest number of rounds accepted (beyond, the FFT windows outgrow memory at useful steps).
-MAX_ROUNDS = 10_000
 
 
 def check_rounds(rounds: object) -> int:

@@ -292,7 +292,9 @@ class PersonalizedBound(ABC):
             start = min(max(inner, smallest), EPS0_MAX)
             found = largest_reaching(value, delta, start, EPS0_MAX, smallest=smallest, log_scale=True)
         if found is None:
-            raise NotApplicableError(f"{self.name} bound: no eps_max reaches eps={eps}, delta={delta}")
+            raise NotApplicableError(
+                f"{self.name} bound not applicable: no top level eps_max in the box reaches eps={eps}, delta={delta}"
+            )
         return found
 
     def _require(self, population: Population) -> None:
@@ -329,7 +331,22 @@ def _local_epsilon(population: Population, mechanism: LocalMechanism, delta: flo
 
 
 # ---------------------------------------------------------------- the paper
-class PaperTheorem2(PersonalizedBound):
+class _PaperPlanBound(PersonalizedBound):
+    """A bound built on the paper's plan (:func:`~shufflelib.personalized.theorems.paper_plan`):
+    not applicable where the paper's hypothesis-testing probabilities are not defined."""
+
+    def validity(self, population: Population) -> str | None:
+        reason = super().validity(population)
+        if reason is not None:
+            return reason
+        try:
+            paper_plan(population, self.mechanism)
+        except ValueError as exc:  # e.g. a level with less noise than the most private user's
+            return f"the paper's probabilities p_i are not defined for this population ({str(exc).split(';')[0]})"
+        return None
+
+
+class PaperTheorem2(_PaperPlanBound):
     """Theorem 2 of Liu et al. (2024), consistent reading: ``λ H_{e^{ε'}}(Q_0‖P_0)``.
 
     Clone probabilities by hypothesis testing (user 1 at the largest level,
@@ -359,7 +376,7 @@ class PaperTheorem2(PersonalizedBound):
         return lambda e: theorem2_delta(e, plan)
 
 
-class PaperTheorem2Printed(PersonalizedBound):
+class PaperTheorem2Printed(_PaperPlanBound):
     """Theorem 2 of Liu et al. (2024) exactly as printed (``t_ε`` from the aggregated ``l(t)``).
 
     The formula is a difference of two sums of binomial cdfs; its threshold ``t_ε`` is
@@ -400,7 +417,7 @@ class PaperTheorem2Printed(PersonalizedBound):
         return lambda e: theorem2_printed_delta(e, plan, weights=self.weights)
 
 
-class PaperClonePair(PersonalizedBound):
+class PaperClonePair(_PaperPlanBound):
     """The exact clone pair with the paper's probabilities (no f-DP step; tighter than Theorem 2).
 
     Examples

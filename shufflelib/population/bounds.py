@@ -54,6 +54,7 @@ from .template import (
     BUDGETS,
     CHEBYSHEV_FORMS,
     POISSON_FORMS,
+    log_over,
     master_epsilon,
     omega_binomial,
     omega_clone_binomial,
@@ -289,9 +290,10 @@ class TemplateBound(PopulationBound):
         if delta is None:
             return None
         omega = float(self.omega(eps0, delta))
-        need = 2.0 * math.log(4.0 / delta)
+        need = 2.0 * log_over(4.0, delta)
         if not omega > need:
-            return f"requires Omega > 2 log(4/delta) = {need:.4g}, got Omega = {omega:.4g} (eps0={eps0})"
+            got = f"Omega = {omega:.4g}" if math.isfinite(omega) else "no participant left by the tail bound"
+            return f"requires Omega > 2 log(4/delta) = {need:.4g}, got {got} (eps0={eps0})"
         return None
 
     def _epsilon(self, eps0: float, delta: float) -> float:
@@ -466,7 +468,8 @@ class _TwoStageTheorem(TemplateBound):
             return None
         return (
             "not a valid bound for the stated delta: Theorem 4(c)/(d) as printed spends 5 delta/4 "
-            "(a proved (eps, 1.25 delta) guarantee; use budget='corrected')"
+            "(a proved (eps, 1.25 delta) guarantee); the corrected budget is valid "
+            "(--budget corrected; budget='corrected' in Python)"
         )
 
 
@@ -575,6 +578,11 @@ class AdaptiveTheorem(TemplateBound):
             raise ValueError("base must be a TemplateBound without dummies (dummies=0)")
         self.base = base
         self.pad_to = check_int("pad_to", pad_to, minimum=0)
+        self.name = base.name  # messages name the bound the user chose, padded
+
+    def soundness(self, **params: object) -> str | None:
+        """The base theorem's (padding adds a guarantee, never a flaw)."""
+        return self.base.soundness(**params)
 
     def _describe(self) -> str:
         return f"{self.base!r}, pad_to={self.pad_to}"

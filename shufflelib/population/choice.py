@@ -75,8 +75,13 @@ _WORDS = {
 }
 
 
-def bound_for(name: str, population: object, dummies: int = 0, adaptive: bool = False) -> PopulationBound:
+def bound_for(
+    name: str, population: object, dummies: int = 0, adaptive: bool = False, budget: str = "paper"
+) -> PopulationBound:
     """The bound ``name`` for ``population`` with ``dummies`` dummies (padding if ``adaptive``).
+
+    ``budget`` (``"paper"`` or ``"corrected"``) is the δ budget of Theorem 4(c)/(d)
+    (``pop-subgaussian``, ``pop-subexp``; the other bounds take only ``"paper"``).
 
     Raises
     ------
@@ -95,13 +100,18 @@ def bound_for(name: str, population: object, dummies: int = 0, adaptive: bool = 
         kinds = " or ".join(_WORDS[cls] for cls in ACCEPTS[name])
         raise ValueError(f"the {name} bound needs {kinds}, got {population!r}")
     cls = BOUNDS[name]
+    options = {}
+    if name in ("pop-subgaussian", "pop-subexp"):
+        options["budget"] = budget
+    elif budget != "paper":
+        raise ValueError(f"the {name} bound has no budget option (only pop-subgaussian and pop-subexp)")
     if name in ("pop-tight", "pop-exact-rr"):
         return cls(population, dummies, adaptive)
     if name == "pop-subgaussian" and not isinstance(population, SubGaussianTail):
         population = population.subgaussian_tail()
     if adaptive:
-        return AdaptiveTheorem(cls(population, 0), dummies)
-    return cls(population, dummies)
+        return AdaptiveTheorem(cls(population, 0, **options), dummies)
+    return cls(population, dummies, **options)
 
 
 def law_bounds(law: PopulationLaw, *, exact_blocks: int = 256) -> dict[str, PopulationBound]:

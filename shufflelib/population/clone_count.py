@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._binomial import binom
 from .._validation import check_int, check_positive
 from ..bounds.clone_pair import BINOM_RTOL
 from .laws import (
@@ -252,7 +253,7 @@ def _adaptive_closed_form(law: PopulationLaw, q: float, pad_to: int) -> tuple[in
         trials = law.n_prime - 1
         rest = law.alpha * (1.0 - q) / (1.0 - law.alpha * q)  # others participating but not clones
         # Given c clones, the other participants are Bin(trials - c, rest); c > trials has probability 0.
-        enough = np.where(c <= trials, stats.binom.sf(k1 - 1 - c, np.maximum(trials - c, 0), rest), 0.0)
+        enough = np.where(c <= trials, binom.sf(k1 - 1 - c, np.maximum(trials - c, 0), rest), 0.0)
     else:
         enough = stats.poisson.sf(k1 - 1 - c, law.lam * (1.0 - q))
     pmf = (short * padded.pmf(c) if short > C_TAIL else 0.0) + real.pmf(c) * enough
@@ -274,7 +275,7 @@ def _mixture(law: PopulationLaw, q: float, dummies: int, adaptive: bool) -> tupl
     pmf = np.zeros(c.size)
     chunk = max(1, int(_WORK // (4 * c.size)))
     for i in range(0, trials.size, chunk):
-        pmf += probs[i : i + chunk] @ stats.binom.pmf(c[None, :], trials[i : i + chunk, None], q)
+        pmf += probs[i : i + chunk] @ binom.pmf(c[None, :], trials[i : i + chunk, None], q)
     # [lo, hi] holds all but C_TAIL of each binomial on each side.
     return lo, pmf, dropped + 2.0 * C_TAIL
 

@@ -34,6 +34,7 @@ from .._validation import check_positive, check_probability
 from .bounds import AdaptiveTheorem, TemplateBound, _TwoStageTheorem
 from .clone_count import CloneCount, clone_count
 from .laws import PopulationLaw
+from .template import log_over
 
 __all__ = ["TailCheck", "tail_check", "hoeffding_failure"]
 
@@ -91,7 +92,7 @@ def hoeffding_failure(count: CloneCount, delta: float) -> float:
     lo, hi = count.range()
     c = np.arange(lo, hi + 1, dtype=float)
     weights = count.pmf if count.pmf is not None else count.dist.pmf(c)
-    radius = np.sqrt(c * math.log(4.0 / delta) / 2.0)
+    radius = np.sqrt(c * log_over(4.0, delta) / 2.0)
     # |A - c/2| > radius: A > c/2 + radius or A < c/2 - radius (symmetric).
     upper = stats.binom.sf(np.floor(c / 2.0 + radius), c, 0.5)
     return float(np.sum(weights * 2.0 * upper) + count.dropped)

@@ -43,6 +43,7 @@ import numpy as np
 from ..bounds.clones import fmt_epsilon
 
 __all__ = [
+    "log_over",
     "master_epsilon",
     "omega_binomial",
     "omega_poisson",
@@ -65,6 +66,19 @@ POISSON_FORMS = ("chernoff", "paper")
 CHEBYSHEV_FORMS = ("chebyshev", "cantelli")
 #: δ accounting of Theorem 4(c)/(d), either the paper's (total 5δ/4) or corrected (total δ).
 BUDGETS = ("paper", "corrected")
+
+
+def log_over(c: float, delta: float) -> float:
+    """``log(c/delta)``, as ``log(c) − log(delta)`` where ``c/delta`` overflows (δ below about
+    ``c · 5.6e-309``; elsewhere the quotient, so every number above is unchanged).
+
+    Examples
+    --------
+    >>> log_over(4.0, 1e-6) == math.log(4.0 / 1e-6), round(log_over(4.0, 5e-324), 3)
+    (True, 745.826)
+    """
+    ratio = c / delta
+    return math.log(ratio) if math.isfinite(ratio) else math.log(c) - math.log(delta)
 
 
 def _q(eps0: np.ndarray) -> np.ndarray:
@@ -93,7 +107,7 @@ def master_epsilon(omega: object, eps0: object, delta: float) -> np.ndarray:
     True
     """
     omega, eps0 = np.broadcast_arrays(np.asarray(omega, dtype=float), np.asarray(eps0, dtype=float))
-    big_l = math.log(4.0 / delta)
+    big_l = log_over(4.0, delta)
     out = np.full(omega.shape, np.inf)
     ok = omega > 2.0 * big_l
     half = omega[ok] / 2.0
@@ -123,7 +137,7 @@ def omega_binomial(eps0: object, delta: float, n_prime: int, alpha: float, k: in
     3220.681
     """
     mean = (n_prime * alpha + k) * _q(eps0)
-    return _chernoff(mean, math.log(4.0 / delta), 3.0)
+    return _chernoff(mean, log_over(4.0, delta), 3.0)
 
 
 def omega_poisson(eps0: object, delta: float, lam: float, k: int = 0, form: str = "chernoff") -> np.ndarray:
@@ -145,7 +159,7 @@ def omega_poisson(eps0: object, delta: float, lam: float, k: int = 0, form: str 
     if form not in POISSON_FORMS:
         raise ValueError(f"form must be one of {', '.join(POISSON_FORMS)}, got {form!r}")
     q = _q(eps0)
-    log_term = math.log(2.0 / delta)
+    log_term = log_over(2.0, delta)
     mean = (lam + k) * q
     if form == "paper":
         return mean - np.sqrt((4.0 * lam + 2.0 * k) * q * log_term)
@@ -173,7 +187,9 @@ def omega_mean_variance(
     q = _q(eps0)
     var_c = ((mean + k) * np.expm1(eps0) + variance) * q**2
     factor = 2.0 / delta if form == "chebyshev" else 2.0 / delta - 1.0
-    return (mean + k) * q - np.sqrt(var_c) * math.sqrt(factor)  # two roots: no overflow for tiny delta
+    # two roots: no overflow for tiny delta (and where 2/delta itself overflows, its root)
+    root = math.sqrt(factor) if math.isfinite(factor) else math.sqrt(2.0) / math.sqrt(delta)
+    return (mean + k) * q - np.sqrt(var_c) * root
 
 
 def _two_stage(eps0: object, low: float, log_c: float) -> np.ndarray:
@@ -192,7 +208,7 @@ def subgaussian_floor(delta: float, mean: float, tau: float, k: int = 0) -> floa
     >>> round(subgaussian_floor(1e-5, 5000, 50.0), 2)
     4820.42
     """
-    return mean + k - tau * math.sqrt(math.log(4.0 / delta))
+    return mean + k - tau * math.sqrt(log_over(4.0, delta))
 
 
 def subexponential_floor(delta: float, mean: float, a: float, b: float, k: int = 0) -> float:
@@ -203,7 +219,7 @@ def subexponential_floor(delta: float, mean: float, a: float, b: float, k: int =
     >>> round(subexponential_floor(1e-5, 5000, 2.0, 0.05), 2)
     4728.15
     """
-    return mean + k - math.log(4.0 * a / delta) / b
+    return mean + k - log_over(4.0 * a, delta) / b
 
 
 def omega_subgaussian(
@@ -225,7 +241,7 @@ def omega_subgaussian(
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
     low = subgaussian_floor(delta, mean, tau, k)
-    log_c = math.log(2.0 / delta) if budget == "paper" else math.log(4.0 / delta)
+    log_c = log_over(2.0, delta) if budget == "paper" else log_over(4.0, delta)
     return _two_stage(eps0, low, log_c)
 
 
@@ -244,7 +260,7 @@ def omega_subexponential(
     if budget not in BUDGETS:
         raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
     low = subexponential_floor(delta, mean, a, b, k)
-    log_c = math.log(2.0 / delta) if budget == "paper" else math.log(4.0 / delta)
+    log_c = log_over(2.0, delta) if budget == "paper" else log_over(4.0, delta)
     return _two_stage(eps0, low, log_c)
 
 
@@ -259,7 +275,7 @@ def omega_clone_binomial(eps0: object, delta: float, trials: int) -> np.ndarray:
     >>> float(omega_clone_binomial(1.0, 1e-5, 0))
     0.0
     """
-    return _chernoff(trials * _q(eps0), math.log(4.0 / delta), 3.0)
+    return _chernoff(trials * _q(eps0), log_over(4.0, delta), 3.0)
 
 
 def fmt_simplified(eps0: object, delta: float, n_eff: float) -> np.ndarray:

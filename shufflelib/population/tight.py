@@ -31,10 +31,10 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .._roots import last_true, narrow_bracket
-from .._validation import N_MAX, check_int, check_positive, check_probability
+from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds import clone_pair
-from ..bounds.base import DELTA_FLOOR, EPS0_MAX
+from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
 from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
 from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
 from ..curves import ProfileCurve, invert_profile
@@ -135,7 +135,13 @@ class _PopulationCurve(PopulationBound):
         def score(e0: float) -> float:
             return math.log(max(self._delta(e0, eps), DELTA_FLOOR)) - log_target
 
-        lo, hi = narrow_bracket(ok, self._gaussian_eps0(eps, delta), eps, EPS0_MAX)
+        floor = max(eps, EPS0_MIN)  # eps0 <= eps always reaches (eps0, 0)-DP; the box starts at EPS0_MIN
+        if not ok(floor):
+            raise NotApplicableError(
+                f"{self.name} bound not applicable: no eps0 in [{EPS0_MIN:g}, {EPS0_MAX:g}] reaches eps={eps}, "
+                f"delta={delta}"
+            )
+        lo, hi = narrow_bracket(ok, self._gaussian_eps0(eps, delta), floor, EPS0_MAX)
         return last_true(ok, score, lo, hi)
 
     def _epsilon(self, eps0: float, delta: float) -> float:

@@ -39,6 +39,7 @@ from .._validation import (
 )
 from .laws import PopulationLaw
 from .multimessage import group_order, messages_prop1, noisy_means, sigma_for
+from .template import log_over
 
 __all__ = ["TABLE2_ROWS", "table2_bound", "MultiUnion", "multi_union"]
 
@@ -71,12 +72,12 @@ def table2_bound(row: str, delta_a: float, **params: float) -> float:
     2274.42
     """
     delta_a = check_probability("delta_a", delta_a)
-    log_term = math.log(1.0 / delta_a)
+    log_term = log_over(1.0, delta_a)
     forms = {
         "binomial": lambda n_prime, alpha: n_prime * alpha - math.sqrt(n_prime * alpha * log_term),
         "poisson": lambda lam: lam - math.sqrt(3.0 * lam * log_term),
         "subgaussian": lambda mean, tau: mean - math.sqrt(tau**2 * log_term),
-        "subexponential": lambda mean, a, b: mean - math.log(a / delta_a) / b,
+        "subexponential": lambda mean, a, b: mean - log_over(a, delta_a) / b,
         "variance": lambda mean, variance: mean - math.sqrt(variance / delta_a),
     }
     if row not in forms:

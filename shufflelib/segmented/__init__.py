@@ -8,4 +8,9 @@ curves), :mod:`~shufflelib.segmented.baselines`, :mod:`~shufflelib.segmented.att
 :mod:`~shufflelib.segmented.populations` and :mod:`~shufflelib.segmented.experiments`.
 """
 
-__all__: list[str] = []
+__all__ = ["M_MAX"]
+
+#: Largest expected number ``m`` of blanket messages per user (the box of
+#: :func:`~shufflelib.segmented.optimize.check_user`; the calculator's ``--m`` reads it from here
+#: without loading the modules).
+M_MAX = 1e4

@@ -20,7 +20,7 @@ import numpy as np
 from .._validation import check_int, check_nonnegative, check_probability
 from ..curves import PrivacyCurve
 
-__all__ = ["GROUP_FORMS", "group_privacy", "item_budget", "GroupCurve"]
+__all__ = ["GROUP_FORMS", "group_privacy", "item_budget", "log_item_budget", "GroupCurve"]
 
 #: Forms of the group-privacy step, either the paper's Lemma 1 or the standard one.
 GROUP_FORMS = ("paper", "standard")
@@ -90,12 +90,33 @@ def item_budget(level_eps: float, s: int, delta: float, form: str = "paper") -> 
     >>> eps1, delta1 = item_budget(0.5, 4, 2e-6)
     >>> eps1, round(delta1 / 2e-6 * 4 * math.exp(0.5), 12)
     (0.125, 1.0)
+    >>> item_budget(1e4, 4, 2e-6)[1]  # e^{-10^4}: below the smallest float
+    0.0
     """
     level_eps = check_nonnegative("level_eps", level_eps)
     s = check_int("s", s, minimum=1)
     delta = check_probability("delta", delta)
     eps1 = level_eps / s
-    return eps1, delta / (s * math.exp(_exponent(s, form) * eps1))
+    exponent = _exponent(s, form) * eps1
+    # Past exp's range (E of about 710 and more) δ' underflows: write it as a product, never a
+    # quotient by an overflowing exponential (below, the quotient: the book's numbers unchanged).
+    return eps1, delta / (s * math.exp(exponent)) if exponent < 700.0 else delta * math.exp(-exponent) / s
+
+
+def log_item_budget(level_eps: float, s: int, delta: float, form: str = "paper") -> tuple[float, float]:
+    """:func:`item_budget` with ``log δ'`` (finite for any level: ``log δ − log s − c E/s``).
+
+    Examples
+    --------
+    >>> eps1, log_delta1 = log_item_budget(1e4, 4, 2e-6)
+    >>> eps1, round(log_delta1, 6) == round(math.log(2e-6) - math.log(4) - 1e4, 6)
+    (2500.0, True)
+    """
+    level_eps = check_nonnegative("level_eps", level_eps)
+    s = check_int("s", s, minimum=1)
+    delta = check_probability("delta", delta)
+    eps1 = level_eps / s
+    return eps1, math.log(delta) - math.log(s) - _exponent(s, form) * eps1
 
 
 class GroupCurve(PrivacyCurve):
