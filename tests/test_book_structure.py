@@ -66,12 +66,12 @@ def labels(lines: list[str]) -> list[str]:
     return found
 
 
+#: A chapter's appendix page ("Reproduction details", ``book/<chapter>_details``) is not a
+#: chapter: its checks belong to the chapter, which keeps the exercises.
 CHAPTERS = [
     entry
     for entry in toc_files()
-    if entry not in NOT_CHAPTERS
-    and not entry.startswith("book/api/")
-    and not entry.endswith("_details")  # a chapter's "Reproduction details" appendix page
+    if entry not in NOT_CHAPTERS and not entry.startswith("book/api/") and not entry.endswith("_details")
 ]
 
 
