@@ -100,6 +100,21 @@ def test_solutions_are_hidden() -> None:
                 assert ":class: dropdown" in options, f"{entry}, line {index + 1}: solution is not hidden"
 
 
+def test_no_proof_is_folded_by_a_dropdown_class() -> None:
+    """A folded proof is ``{dropdown}`` around ``{prf:proof}``, never ``:class: dropdown`` on it.
+
+    sphinx-proof draws a proof without an admonition title; togglebutton.js, given such a
+    dropdown, throws and stops, so every later dropdown of the page (the solutions) stays open.
+    """
+    for path in sorted((ROOT / "book").glob("*.md")):
+        lines = path.read_text().splitlines()
+        for index, line in enumerate(lines):
+            match = DIRECTIVE.match(line.strip())
+            if match and match["name"] == "prf:proof":
+                options = "\n".join(lines[index + 1 : index + 4])
+                assert ":class: dropdown" not in options, f"{path.name}, line {index + 1}: use {{dropdown}}"
+
+
 def test_labels_are_unique_across_the_book() -> None:
     owner: dict[str, str] = {}
     clashes = []

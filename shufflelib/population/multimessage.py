@@ -57,6 +57,8 @@ __all__ = [
     "security_delta",
     "sigma_for",
     "messages_prop1",
+    "cited_messages",
+    "fixed_population_errors",
     "expected_delta_sum",
     "calibrate_tau",
     "x_star",
@@ -202,6 +204,68 @@ def messages_prop1(sigma: float, q: int, ikos_log: str = "ln") -> int:
     ikos = 8 + 5 * math.ceil(log_q) + math.ceil(sigma)
     bbgn = 1 + math.ceil((4.0 * sigma + 2.0 * math.log2(q)) / 5.0)
     return int(max(ikos, bbgn))
+
+
+def cited_messages(sigma: float, q: int, n: object, ikos_log: str = "ln") -> np.ndarray:
+    """The fewest messages per party that the two analyses Proposition 1 cites guarantee for ``n`` parties.
+
+    Ishai et al. (as sharpened, quoted by the paper): ``2 + 5 ceil(log q) + ceil(sigma + 2 log(n − 1))``,
+    any ``n >= 2``; Balle et al.: ``ceil((2 sigma + log2 q)/(log2 n − log2 e) + 1)``, for
+    ``n >= 19`` (and at least 3 messages). Proposition 1 claims one count,
+    :func:`messages_prop1`, that is at least the smaller of the two for every ``n``;
+    ``ikos_log`` is the (unstated) base of the logarithms of the first analysis.
+
+    Examples
+    --------
+    >>> cited_messages(20.0, 751_606, [2, 18, 19, 10**6]).tolist()
+    [92, 98, 23, 5]
+    """
+    sigma = check_positive("sigma", sigma)
+    q = check_int("q", q, minimum=2)
+    n = check_array("n", n, low=2, integral=True).astype(np.float64)
+    if ikos_log not in ("ln", "log2"):
+        raise ValueError(f"ikos_log must be 'ln' or 'log2', got {ikos_log!r}")
+    log = np.log if ikos_log == "ln" else np.log2
+    ikos = 2 + 5 * math.ceil(float(log(q))) + np.ceil(sigma + 2.0 * log(n - 1.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bbgn = np.maximum(3.0, np.ceil((2.0 * sigma + math.log2(q)) / (np.log2(n) - math.log2(math.e)) + 1.0))
+    return np.where(n >= 19, np.minimum(ikos, bbgn), ikos).astype(np.int64)
+
+
+def fixed_population_errors(
+    x: object, tau: float, runs: int, rng: np.random.Generator, p: int | None = None, q: int | None = None
+) -> np.ndarray:
+    """Errors of Algorithm 2's estimated sum for ``n`` fixed users (Proposition 2's setting), one per run.
+
+    Each run rounds every input (:func:`randomized_rounding`), adds one ``DG(0, tau)``
+    per user, reduces the total modulo ``q``, undoes the wrap-around with
+    ``n_hi = n`` (:func:`unwrap`) and divides by ``p``; the shares are not drawn,
+    since they add up to the same residue. Defaults: Proposition 2's
+    ``p = ceil(sqrt(n))`` and ``q = ceil(2 n^{3/2})``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``estimate − sum(x)`` for each run.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> err = fixed_population_errors(np.full(100, 0.5), 2.0, 2000, np.random.default_rng(0))
+    >>> bool(abs(np.mean(err**2) / 2.0**2 - 1.0) < 0.1)  # n / p^2 = 1: MSE close to tau^2
+    True
+    """
+    x = check_array("x", x, ndim=1, low=0.0, high=1.0)
+    n = check_int("n (the length of x)", x.size, minimum=1)
+    tau = check_positive("tau", tau)
+    runs = check_int("runs", runs, minimum=1)
+    rng = check_generator("rng", rng)
+    p = math.ceil(math.sqrt(n)) if p is None else check_int("p", p, minimum=1)
+    q = math.ceil(2 * n**1.5) if q is None else check_int("q", q, minimum=2)
+    rounded = np.stack([randomized_rounding(x, p, rng) for _ in range(runs)]).sum(axis=1)
+    noise = dgauss.sample_discrete_gaussian(tau, runs * n, rng).reshape(runs, n).sum(axis=1)
+    z = np.mod(rounded + noise, q)
+    return unwrap(z, q, n, p) / p - float(x.sum())
 
 
 def _users(law: PopulationLaw) -> tuple[np.ndarray, np.ndarray, float]:

@@ -30,10 +30,12 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import stats
 
 from .._validation import (
     check_array,
     check_generator,
+    check_int,
     check_positive,
     check_probability,
 )
@@ -41,7 +43,7 @@ from .laws import PopulationLaw
 from .multimessage import group_order, messages_prop1, noisy_means, sigma_for
 from .template import log_over
 
-__all__ = ["TABLE2_ROWS", "table2_bound", "MultiUnion", "multi_union"]
+__all__ = ["TABLE2_ROWS", "table2_bound", "MultiUnion", "multi_union", "polya_sum_delta", "union_sum_deltas"]
 
 #: Rows of Table II, by the law of ``N − 1`` they assume.
 TABLE2_ROWS = ("binomial", "poisson", "subgaussian", "subexponential", "variance")
@@ -182,3 +184,64 @@ def multi_union(eps: float, delta: float, law: PopulationLaw) -> MultiUnion:
     n_hi, q = group_order(law, math.sqrt(2.0 * a / n1) / (1.0 - a), p)
     sigma = sigma_for(eps, delta / 2.0)
     return MultiUnion(eps, delta, n1, p, a, n_hi, q, sigma, messages_prop1(sigma, q))
+
+
+def polya_sum_delta(users: int, n1: int, a: float, sensitivity: int, eps: object) -> np.ndarray:
+    """Exact ``δ(ε)`` of a sum with sensitivity ``sensitivity`` when ``users`` users each add MULTI-UNION's noise.
+
+    Each user adds ``Pólya(1/n1, a) − Pólya(1/n1, a)``; ``users`` of them add
+    ``NB(users/n1, 1 − a) − NB(users/n1, 1 − a)`` (negative binomials add their
+    shapes). The curve is the largest hockey-stick divergence between this noise and
+    its shift by ``1, …, sensitivity``, both orders; the noise's pmf is summed
+    where it exceeds ``1e-300`` and the neglected mass (below ``1e-15``) is added.
+
+    Examples
+    --------
+    >>> import math
+    >>> a = math.exp(-0.5 / 8)
+    >>> float(polya_sum_delta(100, 100, a, 8, [0.5])[0]) < 1e-12  # n >= n1: a discrete Laplace inside
+    True
+    >>> float(polya_sum_delta(20, 100, a, 8, [0.5])[0]) > 1e-3  # too few users
+    True
+    """
+    users = check_int("users", users, minimum=1)
+    n1 = check_int("n1", n1, minimum=1)
+    a = check_probability("a", a)
+    sensitivity = check_int("sensitivity", sensitivity, minimum=1)
+    eps = np.atleast_1d(check_array("eps", eps, low=0.0))
+    dist = stats.nbinom(users / n1, 1.0 - a)
+    top = int(dist.isf(1e-16)) + 1
+    pmf = dist.pmf(np.arange(top + 1))
+    lost = float(dist.sf(top))
+    noise = np.convolve(pmf, pmf[::-1])  # the difference of two independent copies
+    padded = np.concatenate([np.zeros(sensitivity), noise, np.zeros(sensitivity)])
+    worst = np.zeros(eps.size)
+    for shift in range(1, sensitivity + 1):
+        moved = np.roll(padded, shift)
+        for first, second in ((padded, moved), (moved, padded)):
+            gap = first[None, :] - np.exp(eps)[:, None] * second[None, :]
+            worst = np.maximum(worst, np.clip(gap, 0.0, None).sum(axis=1))
+    return np.minimum(1.0, worst + 2.0 * lost)
+
+
+def union_sum_deltas(union: MultiUnion, law: PopulationLaw, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """MULTI-UNION's sum with a random population: ``(n, Pr[N = n], δ_n(ε))`` over the support of ``N``.
+
+    ``δ_n`` is :func:`polya_sum_delta` with ``n`` users and sensitivity ``p``. With ``N``
+    visible to the server (it counts the shares), the sum is ``(ε, E_N[δ_N])``-DP
+    exactly; Theorem 5 bounds this by ``sup_{n >= n1} δ_n + Pr[N < n1]``.
+
+    Examples
+    --------
+    >>> from shufflelib.population.laws import PoissonPopulation
+    >>> law = PoissonPopulation(50)
+    >>> union = multi_union(0.5, 1e-3, law)
+    >>> n, probs, deltas = union_sum_deltas(union, law, 0.5)
+    >>> bool(deltas[n >= union.n1].max() < 1e-12), bool(probs @ deltas <= law.cdf(union.n1 - 2))
+    (True, True)
+    """
+    eps = check_positive("eps", eps)
+    values, probs, _ = law.support()
+    n = values.astype(np.int64) + 1
+    deltas = np.array([float(polya_sum_delta(int(k), union.n1, union.a, union.p, [eps])[0]) for k in n])
+    return n, probs, deltas

@@ -52,10 +52,14 @@ __all__ = [
     "mm_shuffle",
     "sep_mm",
     "SEP_WEIGHTS",
+    "BASELINE_NAMES",
+    "baseline_mses",
 ]
 
 #: Weightings of the segment estimates in :func:`sep_mm`.
 SEP_WEIGHTS = ("equal", "paper", "inverse-mse")
+#: The five baselines of the paper's figures, in their order.
+BASELINE_NAMES = ("Subexp, local", "Subexp, shuffle", "MM, shuffle", "SepMM, shuffle", "Weighted SepMM, shuffle")
 
 
 @dataclass(frozen=True)
@@ -284,3 +288,36 @@ def sep_mm(
         omega = (1.0 / mses_arr) / np.sum(1.0 / mses_arr)
     name = {"equal": "SepMM, shuffle", "paper": "Weighted SepMM, shuffle", "inverse-mse": "Optimal SepMM, shuffle"}
     return Baseline(name[weights], float(omega**2 @ mses_arr), {"m": ms, "weights": omega.tolist(), "mse": mses})
+
+
+def baseline_mses(
+    level_counts: object,
+    d: int,
+    s: int,
+    delta: float,
+    sum_sq: float,
+    level_eps: object = (0.5, 1.0, 2.0),
+) -> dict[str, float]:
+    """The exact MSE of each of the five baselines (:data:`BASELINE_NAMES`) in one setting.
+
+    Subexp local at the most liberal level, Subexp and MM shuffle at the most
+    conservative one, SepMM and Weighted SepMM segment by segment.
+
+    Examples
+    --------
+    >>> mses = baseline_mses([1250, 2500, 1250], 17, 4, 2e-6, 1.5)
+    >>> list(mses) == list(BASELINE_NAMES), mses["Subexp, local"] > mses["MM, shuffle"]
+    (True, True)
+    """
+    counts = check_array("level_counts", level_counts, ndim=1, low=1, integral=True).astype(np.int64)
+    levels = check_array("level_eps", level_eps, ndim=1, low=0.0)
+    n = int(counts.sum())
+    liberal, conservative = float(levels.max()), float(levels.min())
+    found = [
+        subexp_local(n, d, s, liberal, sum_sq),
+        subexp_shuffle(n, d, s, conservative, delta, sum_sq),
+        mm_shuffle(n, d, s, conservative, delta, sum_sq),
+        sep_mm(counts, levels, d, s, delta, sum_sq),
+        sep_mm(counts, levels, d, s, delta, sum_sq, weights="paper"),
+    ]
+    return {b.name: b.mse for b in found}
