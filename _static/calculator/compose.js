@@ -402,5 +402,26 @@
     return { delta: Math.max(delta, B.DELTA_FLOOR), fft: c.fft, step: c.step, theta: c.theta };
   }
 
-  return { roundPLD, composeTilted, logDeltaComposed, composedEpsilon, composedDelta, lossScale, fft };
+  // Largest ε₀ such that `rounds` rounds are (ε, δ)-DP (rounded down, to a relative 1e-5): a search
+  // in log ε₀ between ε/T (always: T rounds of (ε/T)-DP are ε-DP) and `top`, one round's largest
+  // ε₀ (composition never helps), each step one composition. A generator (one step per yield).
+  function* composedMaxEps0Search(name, n, eps, delta, rounds, top) {
+    const logTarget = Math.log(delta);
+    const score = N.memo((x) => {
+      const e0 = Math.exp(x);
+      if (eps >= rounds * e0) return -Infinity;
+      const c = composition(n, e0, B.BOUNDS[name].pair(e0), rounds, { eps, delta });
+      return logDeltaComposed(c, eps) - logTarget;
+    });
+    const lo = Math.log(eps / rounds), hi = Math.log(Math.max(top, eps / rounds));
+    if (score(hi) <= 0) return Math.exp(hi);
+    yield;
+    const root = yield* N.certifiedRoot((x) => score(x) <= 0, (x) => Math.max(score(x), -50), hi, lo, 0, 1e-5);
+    return Math.exp(root) * (1 - 1e-9);
+  }
+
+  return {
+    roundPLD, composeTilted, logDeltaComposed, composedEpsilon, composedDelta, composedMaxEps0Search, lossScale, fft,
+    composedMaxEps0: (...a) => N.run(composedMaxEps0Search(...a)),
+  };
 });
