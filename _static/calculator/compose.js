@@ -37,7 +37,7 @@
   const U = N.U;
   const STEPS_PER_SCALE = 50; // grid step: the round's loss scale / 50 (as the library's default)
   const BLOCK_SLACK = 1e-4; // clone-count blocks at most this relative width (their left end is used)
-  const WINDOW_TAIL = 1e-10; // tilted mass left out of the composition window per side (counted)
+  const WINDOW_TAIL = 1e-15; // tilted mass left out of the composition window per side (counted)
   const MAX_FFT = 1 << 21; // largest FFT (a coarser grid is used beyond: its error is stated)
   const MASS_RTOL = 1e-12; // relative allowance on each binomial pmf (saddle-point form, recurrences)
 
@@ -68,7 +68,7 @@
     });
     // j-range of each block: P-mass beyond it at most `tail` (Hoeffding), and its grid range
     const z = Math.sqrt(Math.log(2 / tail) / 2); // exp(−2 t²/m) = tail/2 at t = z sqrt(m)
-    const loss = (m, j) => { const x = (t * (2 * j - m)) / m; return Math.log1p(x) - Math.log1p(-x); };
+    const loss = pairLoss(t, 2 / (Math.exp(L) + 1));
     let kMin = Infinity, kMax = -Infinity;
     for (const b of blocks) {
       b.jLo = Math.max(0, Math.floor(b.m / 2 - z * Math.sqrt(b.m)));
@@ -95,9 +95,8 @@
         for (let j = jLo; j <= jHi; j++) {
           const q = pmfs[j - jLo];
           if (!(q > 1e-300)) { underflow++; continue; }
-          const x = (t * (2 * j - m)) / m;
-          const P = q * (1 + x) * b.w;
-          const l = Math.log1p(x) - Math.log1p(-x);
+          const P = q * (1 + (t * (2 * j - m)) / m) * b.w;
+          const l = loss(m, j);
           const k = Math.floor(l / step);
           const r = l - k * step + 1e-15 * Math.abs(l) + 1e-300; // rounded up: more mass up is safe
           const up = r >= step ? 1 : Math.max(0, -Math.expm1(-r) / oneMinusES);
@@ -138,6 +137,17 @@
     }
     for (let i = 0; i < mass.length; i++) mass[i] *= 1 + MASS_RTOL + 64 * U;
     return { step, kMin, mass, inf: Math.min(inf, 1) };
+  }
+
+  // The loss of atom j given m: log((1 + x)/(1 − x)), x = t u, u = (2j − m)/m, with 1 − t|u| =
+  // (1 − |u|) + |u| (1 − t) computed without cancellation (t = tanh(L/2) is 1 in floating point
+  // for L > 38, where the loss at u = ±1 is still ±L).
+  function pairLoss(t, oneMinusT) {
+    return (m, j) => {
+      const u = (2 * j - m) / m, a = Math.abs(u);
+      const l = Math.log1p(t * a) - Math.log(1 - a + a * oneMinusT);
+      return u < 0 ? -l : l;
+    };
   }
 
   // Bin(m, 1/2) pmf at jLo..jHi: ratios from anchors every 64 points (saddle-point form).
@@ -240,18 +250,29 @@
     return f1 < f2 ? x1 : x2;
   }
 
-  // The tilt of a question: the Chernoff saddle point at ε (δ question), or at the Chernoff
-  // estimate of the root (ε question). Returns θ >= 0.
-  function chooseTilt(pld, rounds, eps, delta) {
-    const K = (theta) => rounds * logMgf(pld, theta);
-    if (eps !== undefined) {
-      const f = (x) => K(Math.exp(x)) - Math.exp(x) * eps;
-      const x = goldenMin(f, Math.log(1e-8), Math.log(1e8));
-      return f(x) < 0 ? Math.exp(x) : 0;
+  // The tilt that centres the composed sum at ε: the Chernoff saddle point, T K'(θ) = ε (θ = 0
+  // when ε is below the mean loss). Any θ >= 0 gives the same δ up to the stated terms; this
+  // one makes the composed mass largest, relative to its rounding, around ε.
+  // At most 1e6 over the largest loss, so that each tilted mass keeps its relative precision (a
+  // larger θ would only matter beyond T times the largest loss, where the finite part has no mass).
+  function tiltAt(pld, rounds, eps) {
+    const { losses } = atomsOf(pld);
+    const top = Math.log(1e6 / Math.max(Math.abs(losses[0]), Math.abs(losses[losses.length - 1]), 1e-300));
+    const f = (x) => rounds * logMgf(pld, Math.exp(x)) - Math.exp(x) * eps;
+    const x = goldenMin(f, Math.min(Math.log(1e-8), top - 1), top, 90);
+    return f(x) < 0 ? Math.exp(x) : 0;
+  }
+
+  // The mean and standard deviation of one round's loss.
+  function moments(pld) {
+    const { losses, logs } = atomsOf(pld);
+    let total = 0, mean = 0, square = 0;
+    for (let a = 0; a < losses.length; a++) {
+      const w = Math.exp(logs[a]);
+      total += w; mean += w * losses[a]; square += w * losses[a] * losses[a];
     }
-    const logDelta = Math.log(delta);
-    const x = goldenMin((y) => (K(Math.exp(y)) - logDelta) / Math.exp(y), Math.log(1e-8), Math.log(1e8));
-    return Math.exp(x);
+    mean /= total;
+    return { mean, sd: Math.sqrt(Math.max(square / total - mean * mean, 0)) };
   }
 
   // The composed distribution of `rounds` rounds of `pld` under the tilt θ, with everything
@@ -358,46 +379,81 @@
   }
 
   // ------------------------------------------------------------------ the questions
-  // The grid of a question: the loss scale / STEPS_PER_SCALE, coarser if the window outgrows MAX_FFT.
-  function composition(n, L, p, rounds, tiltFor) {
-    let step = lossScale(n, L, p) / STEPS_PER_SCALE;
-    for (let attempt = 0; attempt < 12; attempt++) {
-      // neglected tails: at most 1e-7 δ in all, or 1e-30 per round before δ is known
-      const tail = tiltFor.delta !== undefined ? Math.max((1e-7 * tiltFor.delta) / rounds, 1e-320) : 1e-30;
-      const pld = roundPLD(n, L, p, step, tail);
-      pld.cap = L;
-      const theta = chooseTilt(pld, rounds, tiltFor.eps, tiltFor.delta);
+  // One round of the pair on the grid of a question: the loss scale / STEPS_PER_SCALE (coarser if
+  // the composition outgrows MAX_FFT), its neglected tails below 1e-7 δ over all rounds (1e-30
+  // per round before δ is known).
+  function composition(n, L, p, rounds, { eps, delta }, attempt = 0) {
+    const step = (lossScale(n, L, p) / STEPS_PER_SCALE) * 2 ** attempt;
+    const tail = delta !== undefined ? Math.max((1e-7 * delta) / rounds, 1e-320) : 1e-30;
+    const pld = roundPLD(n, L, p, step, tail);
+    pld.cap = L;
+    const at = (theta) => {
       const c = composeTilted(pld, rounds, theta);
       if (c) return c;
-      step *= 2;
+      if (attempt >= 12) throw new Error("no grid fits this composition");
+      return null;
+    };
+    if (eps !== undefined) {
+      const c = at(tiltAt(pld, rounds, eps));
+      return c || composition(n, L, p, rounds, { eps, delta }, attempt + 1);
     }
-    throw new Error("no grid fits this composition");
+    // ε question: first a Gaussian estimate of the root, then the root of the composition tilted
+    // there, then (if the tilt moved) once more at that root
+    const { sd } = moments(pld);
+    let guess = N.gaussianEpsilon(Math.sqrt(rounds) * sd, delta);
+    let theta = tiltAt(pld, rounds, guess), c = null, root = null;
+    for (let pass = 0; pass < 3; pass++) {
+      c = at(theta);
+      if (!c) return composition(n, L, p, rounds, { eps, delta }, attempt + 1);
+      root = epsilonOf(c, delta);
+      const next = tiltAt(pld, rounds, root);
+      if (Math.abs(next - theta) * Math.sqrt(rounds) * sd < 0.5) break;
+      theta = next;
+    }
+    c.root = root;
+    return c;
   }
 
-  // ε of `rounds` rounds at δ: the smallest ε with δ_T(ε) <= δ (to a relative 1e-10, rounded up),
-  // at most T ε₀.
+  // The smallest ε with δ_T(ε) <= δ (to a relative 1e-10, rounded up) of a composition, at most T ε₀.
+  function epsilonOf(c, delta) {
+    const logTarget = Math.log(delta);
+    const logDelta = N.memo((e) => logDeltaComposed(c, e));
+    if (logDelta(0) <= logTarget) return 0;
+    const root = N.run(N.certifiedRoot((e) => logDelta(e) <= logTarget,
+      (e) => Math.max(logDelta(e), -1e300) - logTarget, 0, c.pure, 1e-10));
+    return Math.min(root * (1 + 1e-12), c.pure);
+  }
+
+  // The pair's bound and randomizer for one round's ε (naive composition).
+  const ROUND_BOUND = { clones: ["clones", { kind: "generic" }], "stronger-clones": ["stronger-clones", { kind: "krr", k: 2 }],
+    "thinned-clones": ["stronger-clones", { kind: "krr", k: 2 }] };
+
+  // ε of `rounds` rounds at δ: the smaller of the composed pair's and of naive composition's
+  // (T rounds of (ε₁, δ/T) are (T ε₁, δ)-DP), both valid.
   function composedEpsilon(name, n, eps0, rounds, delta) {
     const p = B.BOUNDS[name].pair(eps0);
     const c = composition(n, eps0, p, rounds, { delta });
-    const logTarget = Math.log(delta);
-    const logDelta = N.memo((e) => logDeltaComposed(c, e));
     const info = { fft: c.fft, step: c.step, theta: c.theta };
-    if (logDelta(0) <= logTarget) return { eps: 0, ...info };
-    const root = N.run(N.certifiedRoot((e) => logDelta(e) <= logTarget,
-      (e) => Math.max(logDelta(e), -1e300) - logTarget, 0, c.pure, 1e-10));
-    return { eps: Math.min(root * (1 + 1e-12), c.pure), ...info };
+    const [bound, rand] = ROUND_BOUND[name];
+    const naive = rounds * B.epsilonUpper(bound, rand, n, eps0, delta / rounds);
+    return c.root <= naive ? { eps: c.root, method: "pld", ...info } : { eps: naive, method: "naive", ...info };
   }
 
   // δ of `rounds` rounds at ε (0 from T ε₀ on); a tiny δ is recomputed with the neglected tails
   // set below it.
+  // The neglected tails start far below a Gaussian estimate of δ, and go lower while they would
+  // make up more than a millionth of the answer.
   function composedDelta(name, n, eps0, rounds, eps) {
     if (eps >= rounds * eps0) return { delta: 0 };
     const p = B.BOUNDS[name].pair(eps0);
-    let c = composition(n, eps0, p, rounds, { eps });
-    let delta = Math.exp(logDeltaComposed(c, eps));
-    if (delta < 1e-20) {
-      c = composition(n, eps0, p, rounds, { eps, delta });
+    const mu = Math.sqrt(rounds) * lossScale(n, eps0, p);
+    let estimate = Math.min(1e-6 * Math.exp(N.gaussianLogDelta(mu, eps)), 1e-20);
+    let c, delta;
+    for (let pass = 0; pass < 6; pass++) {
+      c = composition(n, eps0, p, rounds, { eps, delta: estimate });
       delta = Math.exp(logDeltaComposed(c, eps));
+      if (c.inf <= 1e-6 * delta || estimate <= 1e-300) break;
+      estimate = Math.max(1e-6 * Math.min(delta, estimate), 1e-310);
     }
     return { delta: Math.max(delta, B.DELTA_FLOOR), fft: c.fft, step: c.step, theta: c.theta };
   }

@@ -165,7 +165,27 @@
   }
 
   // ε at which μ-Gaussian DP reaches δ: a starting guess of a root (never the answer itself).
+  // For a small μ, δ(ε) = μ (φ(x) − x Φ(−x)) + O(μ²), x = ε/μ, is solved for x instead (the two
+  // terms of the exact form cancel to within the accuracy of erfc here).
   function gaussianEpsilon(mu, delta) {
+    if (mu > 0 && mu < 1e-3) {
+      const logG = (x) => {
+        if (x > 8) {
+          const x2 = x * x;
+          return -0.5 * x2 - 0.5 * Math.log(2 * Math.PI) + Math.log(1 / x2 - 3 / (x2 * x2) + 15 / (x2 * x2 * x2));
+        }
+        return Math.log(Math.exp(-0.5 * x * x) / Math.sqrt(2 * Math.PI) - 0.5 * x * erfc(x / Math.SQRT2));
+      };
+      const target = Math.log(delta / mu);
+      if (logG(0) <= target) return 0;
+      let a = 0, b = 1;
+      while (logG(b) > target && b < 1e4) b *= 2;
+      for (let i = 0; i < 80 && b - a > 1e-12 * b; i++) {
+        const m = 0.5 * (a + b);
+        if (logG(m) > target) a = m; else b = m;
+      }
+      return 0.5 * (a + b) * mu;
+    }
     const logDelta = (e) => {
       const la = logNdtr(-e / mu + mu / 2), lb = logNdtr(-e / mu - mu / 2), r = e + lb - la;
       return r < 0 ? la + Math.log(-Math.expm1(r)) : -1e300;
@@ -178,6 +198,17 @@
       if (logDelta(m) > target) a = m; else b = m;
     }
     return 0.5 * (a + b);
+  }
+
+  // log δ(ε) of μ-Gaussian DP (an estimate: it sets how far a composition keeps its tails).
+  function gaussianLogDelta(mu, eps) {
+    if (mu < 1e-3) { // δ = μ (φ(x) − x Φ(−x)) + O(μ²), x = ε/μ
+      const x = eps / mu, x2 = x * x;
+      if (x > 8) return Math.log(mu) - 0.5 * x2 - 0.5 * Math.log(2 * Math.PI) + Math.log(1 / x2 - 3 / (x2 * x2) + 15 / (x2 * x2 * x2));
+      return Math.log(mu) + Math.log(Math.max(Math.exp(-0.5 * x2) / Math.sqrt(2 * Math.PI) - 0.5 * x * erfc(x / Math.SQRT2), 1e-300));
+    }
+    const la = logNdtr(-eps / mu + mu / 2), lb = logNdtr(-eps / mu - mu / 2), r = eps + lb - la;
+    return r < 0 ? la + Math.log(-Math.expm1(r)) : la;
   }
 
   // ------------------------------------------------------------------ root finding
@@ -265,7 +296,7 @@
 
   return {
     LOG2, U, stirlerr, logPmf, pmf, betacf, binomTails, firstInteger, binomialRange,
-    logSinh, logCosh, logAddExp, logExpm1, logOrFloor, roundHalfEven, logNdtr, gaussianEpsilon,
+    logSinh, logCosh, logAddExp, logExpm1, logOrFloor, roundHalfEven, logNdtr, gaussianEpsilon, gaussianLogDelta,
     run, narrowBracket, certifiedRoot, memo, fmt,
   };
 });
