@@ -282,3 +282,113 @@ def test_rounds_compose_the_pair_bounds_in_the_browser(page, server) -> None:
     page.wait_for_function("() => document.querySelectorAll('#calc-plot .calc-curve').length === 2")
     page.locator("#shuffle-calculator").screenshot(path=str(SHOTS / "calculator-100-rounds.png"))
     assert not page.blocked and not page.errors, (page.blocked, page.errors)
+
+
+def safe_text_bounds(value: float, direction: int) -> tuple[float, float]:
+    """What four digits rounded the safe way may show for a library value: ``value`` itself up to
+    its next four-digit number above (``direction = 1``; ε, δ) or below (``-1``; largest ε₀).
+
+    The page computes the value itself; where the library's value sits within a relative 1e-9
+    of a four-digit number, either neighbour is allowed (the page's own value may fall on its
+    other side), never beyond.
+    """
+
+    def rounded(x: float) -> float:
+        if x == 0:
+            return 0.0
+        e = math.floor(math.log10(abs(x))) - 3
+        m = x / 10.0**e
+        return (math.ceil(m - 1e-9) if direction > 0 else math.floor(m + 1e-9)) * 10.0**e
+
+    ends = sorted([rounded(value * (1 - 1e-9)), rounded(value * (1 + 1e-9))])
+    return (value, ends[1] * (1 + 1e-12)) if direction > 0 else (ends[0] * (1 - 1e-12), value)
+
+
+@pytest.mark.parametrize(
+    ("randomizer", "k", "eps0", "target"),
+    [("krr", 2, "1.3", "0.05"), ("krr", 5, "1.3", "0.05"), ("generic", None, "20", "0.5")],
+)
+def test_the_researchers_inputs_give_the_librarys_numbers(page, server, randomizer, k, eps0, target) -> None:
+    """n = 123456, ε₀ = 1.3, δ = 3e-7 (and ε₀ = 20, which the command line answers): every row's
+    three answers are the library's (``shufflelib.bounds``, the command line's code), computed
+    here, in four digits rounded the safe way; a row the library refuses is "not applicable"."""
+    from shufflelib.bounds import get_bound
+    from shufflelib.bounds.base import NotApplicableError
+
+    open_calculator(page, server)
+    n, delta = 123456, 3e-7
+    set_inputs(page, randomizer, **({"k": k} if k else {}), n=n, eps0=eps0, delta=delta, eps=target, rounds=1)
+    assert all(page.inner_text(f"#calc-{key}-error") == "" for key in ("n", "eps0", "delta", "eps", "rounds"))
+    shown = cells(page)
+    assert len({c["bound"] for c in shown}) >= 4, shown
+    compared = 0
+    for cell in shown:
+        # the randomizer the row's bound covers (a k-RR row of a generic bound reads --mechanism generic)
+        argv = shlex.split(cell["command"])
+        mechanism = argv[argv.index("--mechanism") + 1] if "--mechanism" in argv else "generic"
+        try:
+            bound = get_bound(cell["bound"], mechanism, int(argv[argv.index("--k") + 1]) if "--k" in argv else None)
+        except ValueError as error:  # the bound does not cover this randomizer (thinned clones: k-RR, k >= 3)
+            assert cell["state"] == "na", f"{cell}; the library: {error}"
+            continue
+        ask = {
+            "eps": lambda: bound.epsilon(n, float(eps0), delta),
+            "delta": lambda: bound.delta(n, float(eps0), float(target)),
+            "eps0": lambda: bound.max_eps0(n, float(target), delta),
+        }[cell["q"]]
+        where = f"{cell['bound']} {cell['q']} at {randomizer}, k={k}, eps0={eps0}: page {cell['text']!r} {cell['detail']!r}"
+        try:
+            library = ask()
+        except NotApplicableError as error:
+            assert cell["state"] == "na", f"{where}; the library: not applicable ({error})"
+            continue
+        assert cell["state"] in ("answer", "zero"), f"{where}; the library: {library}"
+        low, high = safe_text_bounds(library, -1 if cell["q"] == "eps0" else 1)
+        value = float(cell["text"])
+        assert low <= value <= high, f"{where}; the library: {library!r}, allowed [{low!r}, {high!r}]"
+        compared += 1
+    assert compared >= 10
+    assert not page.blocked and not page.errors, (page.blocked, page.errors)
+
+
+def test_a_bad_field_is_named_with_its_range(page, server) -> None:
+    """Each bad field gets a message beside it naming the field and its range; the others stay silent."""
+    open_calculator(page, server)
+    names = {"n": "n must be", "eps0": "ε₀ must be", "delta": "δ must be", "eps": "ε must be",
+             "rounds": "T must be", "k": "k must be"}  # fmt: skip
+    for key, words in names.items():
+        set_inputs(page, "krr", **{key: "-3"})
+        message = page.inner_text(f"#calc-{key}-error")
+        assert message.startswith(words) and "(got -3)" in message, (key, message)
+        others = [other for other in names if other != key and page.inner_text(f"#calc-{other}-error")]
+        assert not others, (key, others)
+        set_inputs(page, "krr", n=123456, eps0=1.3, delta="3e-7", eps="0.05", rounds=1, k=2)
+    assert not page.errors, page.errors
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1366, "height": 900}, {"width": 390, "height": 844}])
+def test_the_page_fits_a_laptop_and_a_phone(browser, server, viewport) -> None:
+    """At 1366 px and at 390 px the calculator page never scrolls sideways and the calculator stays
+    inside the window (its table may scroll in its own box on a phone); nothing is fetched from
+    another host."""
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    blocked: list[str] = []
+    page.route(
+        "**/*",
+        lambda route: route.continue_()
+        if route.request.url.startswith(server)
+        else (blocked.append(route.request.url), route.abort()),
+    )
+    try:
+        open_calculator(page, server)
+        set_inputs(page, "krr", k=5, n=123456, eps0=1.3, delta="3e-7", eps="0.05", rounds=1)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        right = page.evaluate("() => document.querySelector('#shuffle-calculator').getBoundingClientRect().right")
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"calculator-{viewport['width']}.png"), full_page=False)
+    finally:
+        context.close()
+    assert width <= viewport["width"] + 1, f"the calculator page is {width} px wide at {viewport['width']} px"
+    assert right <= viewport["width"] + 1, f"the calculator reaches {right} px at {viewport['width']} px"
+    assert not blocked, f"the calculator page asked other hosts: {blocked}"

@@ -286,6 +286,7 @@
       for (const t of tasks) scheduler.add(taskOf(t, values, rounds), (result, failed) => finish(t, values, rounds, result, failed));
       markBest();
       schedulePlot(input);
+      if (!scheduler.pending) root.dataset.busy = "0"; // nothing to compute (every answer needs a bad field)
     }
 
     function covers(name, r, rand) {
