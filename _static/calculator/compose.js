@@ -455,6 +455,8 @@
       if (c.inf <= 1e-6 * delta || estimate <= 1e-300) break;
       estimate = Math.max(1e-6 * Math.min(delta, estimate), 1e-310);
     }
+    if (!Number.isFinite(delta)) // e.g. a tilt of ~1e9 at a δ near 1e-17: say so, never show NaN
+      throw new Error("this δ is beyond the browser's composition; the command line answers it");
     return { delta: Math.max(delta, B.DELTA_FLOOR), fft: c.fft, step: c.step, theta: c.theta };
   }
 
