@@ -150,13 +150,13 @@ def test_random_inputs_answer_like_the_command_line(page, server, randomizer: st
         if k:
             fields["k"] = k
         set_inputs(page, randomizer, **fields)
-        text = page.inner_text("#calc-table")
-        assert "NaN" not in text and "undefined" not in text, (fields, text)
         for cell in cells(page):
+            assert cell["text"] not in ("NaN", "", "undefined", "Infinity"), (fields, cell)
             if cell["state"] in ("answer", "zero", "na") and cell["command"]:
                 check_against_the_command_line(cell, rounds)
                 checked += 1
-    assert checked >= 12
+    # one round: every row answers; T rounds: only the pair-based rows (clones alone for a generic randomizer)
+    assert checked >= (12 if rounds == 1 else 4)
     assert not page.blocked and not page.errors, (page.blocked, page.errors)
 
 
