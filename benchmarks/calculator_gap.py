@@ -1,18 +1,32 @@
-"""Gap between the website calculator's ε and the library's, over random inputs; prints a table.
+"""Gap between the website calculator and the command line, over random inputs; prints tables.
 
-Run ``python benchmarks/calculator_gap.py [COUNT]`` (default 1,000 inputs, log-uniform
-in n ∈ [2, 1e9], eps0 ∈ [0.01, 10], delta ∈ [1e-15, 0.5], seed 0). It runs the page's
-script, ``_static/calculator.js``, under node (the same code the browser runs; node
-must be installed) and compares the ε the page shows (four digits, rounded up) with
-``get_bound(...).epsilon``: how often the page is below the library (must be never),
-and the ratio shown / library (largest, 99th percentile, median) where the library's ε
-is positive, and the largest where it is at least 1e-9 (below ~1e-10 the library's own
-absolute tolerance on ε, 1e-12, sets the gap). Also prints the script's size and the time of each answer under node
-(ε; δ at ε = ε₀/3; largest ε₀ for the library's (ε, δ)).
+Run ``python benchmarks/calculator_gap.py [--count 1000] [--rounds 1,2,10,100,1000,10000]
+[--reference 20]`` (node must be installed). It runs the page's scripts
+(``_static/calculator/*.js``, the code the browser runs) under node and compares what the page
+shows (four digits, rounded the safe way) with the library's answers, which are the command
+line's (``python -m shufflelib`` prints the same numbers; the library is called in-process here
+to save the start-up of a thousand processes):
+
+* one round (``--rounds 1``): per bound and randomizer family, ``--count`` random inputs from the
+  whole box (n log-uniform in [2, 1e9], ε₀ log-uniform in [1e-6, 100], δ log-uniform in
+  [1e-15, 0.5], a quarter in [1e-300, 1e-15]; the target ε of the δ and ε₀ questions near the
+  library's ε): how often the page's ε or δ is below the command line's, or its largest ε₀
+  above (each must be never), and the largest gaps (ε: where the command line's ε >= 1e-9;
+  below, the library's absolute tolerance of 1e-12 sets the gap);
+* T rounds (each other ``--rounds``): ``--count`` random inputs from the whole box (δ in
+  [1e-15, 0.5], clones and stronger clones in turn): the page's composed ε against today's
+  ``--compose T`` (how often above, the largest and smallest ratio), and on the first
+  ``--reference`` inputs where it is cheap against the bracket of the exact composition
+  (``tests/calculator_reference.py``: optimistic and pessimistic fine-grid compositions of the same
+  pair): how often the page is below its lower end (must be never), and the largest gap to it.
+
+Also prints the scripts' sizes and the page's time per answer under node.
 """
 
 from __future__ import annotations
 
+import argparse
+import gzip
 import json
 import math
 import shutil
@@ -25,71 +39,233 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from calculator_reference import clone_pair_bracket, pair_probability  # noqa: E402
 
 from shufflelib.bounds import get_bound  # noqa: E402
+from shufflelib.bounds.base import NotApplicableError  # noqa: E402
+from shufflelib.composition import bound_model, composed_epsilon  # noqa: E402
 
-SCRIPT = ROOT / "_static" / "calculator.js"
-#: The bounds of the page, with the mechanism the library evaluates them for.
-WEB_BOUNDS = [("stronger-clones", "krr", 2), ("clones", "generic", None),
-              ("blanket-bennett", "generic", None), ("blanket-hoeffding", "generic", None)]  # fmt: skip
+SCRIPTS = ROOT / "_static" / "calculator"
+#: The page's rows: (bound, randomizer family, k).
+CONFIGS = [
+    ("thinned-clones", "krr", 3),
+    ("thinned-clones", "krr", 20),
+    ("stronger-clones", "krr", 2),
+    ("clones", "generic", None),
+    ("blanket-bennett", "generic", None),
+    ("blanket-bennett", "krr", 10),
+    ("blanket-bennett", "laplace", None),
+    ("blanket-hoeffding", "generic", None),
+    ("blanket-hoeffding", "krr", 10),
+    ("blanket-hoeffding", "laplace", None),
+    ("clones-closed", "generic", None),
+    ("erlingsson", "generic", None),
+]
 
 DRIVER = """
-const c = require(process.argv[1]);
+const dir = process.argv[1];
+const N = require(dir + "/numerics.js"), B = require(dir + "/bounds.js"), C = require(dir + "/compose.js");
 const jobs = JSON.parse(require("fs").readFileSync(0, "utf8"));
-const out = jobs.map(([name, n, eps0, delta]) => {
-  let t = performance.now();
-  const eps = Number(c.fmt(c.epsilonUpper(name, n, eps0, delta), 1));
-  const tEps = performance.now() - t;
-  t = performance.now();
-  c.deltaUpper(name, n, eps0, eps0 / 3);
-  const tDelta = performance.now() - t;
-  t = performance.now();
-  if (eps > 0) c.maxEps0Lower(name, n, eps, delta);
-  const tEps0 = performance.now() - t;
-  return [eps, tEps, tDelta, tEps0];
-});
-console.log(JSON.stringify(out));
+const timed = (f) => {
+  const t = performance.now();
+  let v;
+  try { v = f(); } catch (e) { v = "n/a"; }
+  return [v, performance.now() - t];
+};
+console.log(JSON.stringify(jobs.map(([kind, ...a]) => {
+  if (kind === "eps") return timed(() => Number(N.fmt(B.epsilonUpper(...a), 1)));
+  if (kind === "delta") return timed(() => Number(N.fmt(B.deltaUpper(...a), 1)));
+  if (kind === "eps0") {
+    return timed(() => { const v = B.maxEps0Lower(...a); return v === null ? "n/a" : Number(N.fmt(v, -1)); });
+  }
+  if (kind === "T-eps") return timed(() => Number(N.fmt(C.composedEpsilon(...a).eps, 1)));
+})));
 """
 
 
-def main(count: int = 1000) -> None:
-    node = shutil.which("node")
-    if node is None:
-        raise SystemExit("node is not installed: the benchmark runs the page's script under node")
-    rng = np.random.default_rng(0)
-    inputs = [
-        (
-            int(round(math.exp(rng.uniform(math.log(2), math.log(1e9))))),
-            float(math.exp(rng.uniform(math.log(0.01), math.log(10.0)))),
-            float(math.exp(rng.uniform(math.log(1e-15), math.log(0.5)))),
+def node_run(jobs: list) -> list:
+    done = subprocess.run(
+        [shutil.which("node"), "-e", DRIVER, str(SCRIPTS)],
+        input=json.dumps(jobs),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout)
+
+
+def library(call, *args):
+    try:
+        return call(*args)
+    except NotApplicableError:
+        return "n/a"
+
+
+def box_input(rng: np.random.Generator) -> tuple[int, float, float]:
+    n = int(round(math.exp(rng.uniform(math.log(2), math.log(1e9)))))
+    eps0 = float(math.exp(rng.uniform(math.log(1e-6), math.log(100.0))))
+    tiny = rng.random() < 0.25
+    delta = float(
+        math.exp(
+            rng.uniform(math.log(1e-300), math.log(1e-15)) if tiny else rng.uniform(math.log(1e-15), math.log(0.5))
         )
-        for _ in range(count)
-    ]
-    print(f"script: {SCRIPT.stat().st_size / 1000:.1f} kB ({SCRIPT.relative_to(ROOT)}, unminified)\n")
-    print("| bound | inputs | below library | largest ratio | largest, library ε ≥ 1e-9 | 99th pct | median "
-          "| ms per ε (max) | ms per δ (max) | ms per ε₀ (max) | library s |")  # fmt: skip
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
-    for name, mechanism, k in WEB_BOUNDS:
+    )
+    return n, eps0, delta
+
+
+def sizes() -> None:
+    files = sorted(SCRIPTS.glob("*.js")) + sorted(SCRIPTS.glob("*.css"))
+    total = sum(f.stat().st_size for f in files)
+    zipped = sum(len(gzip.compress(f.read_bytes(), 9)) for f in files)
+    listing = ", ".join(f"{f.name} {f.stat().st_size:,}" for f in files)
+    print(f"scripts: {total:,} bytes in all, {zipped:,} gzipped ({listing}; unminified)\n")
+
+
+def one_round(count: int) -> None:
+    print(f"One round: {count} random inputs per row (the command line's answers from the library, in-process)\n")
+    print(
+        "| bound | family | ε below CLI | largest ε gap (CLI ε ≥ 1e-9) | largest ε gap | δ below CLI | largest δ gap "
+        "| ε₀ above CLI | largest ε₀ gap (target ε ≥ 1e-8) | not applicable (page / CLI) "
+        "| page ms per ε (mean, max) | CLI s |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for name, mechanism, k in CONFIGS:
+        rng = np.random.default_rng(abs(hash((name, mechanism, k))) % 2**32)
         bound = get_bound(name, mechanism, k)
-        jobs = [[name, n, eps0, delta] for n, eps0, delta in inputs]
-        run = subprocess.run([node, "-e", DRIVER, str(SCRIPT)], input=json.dumps(jobs), capture_output=True,
-                             text=True, check=True)  # fmt: skip
-        shown = json.loads(run.stdout)
-        t0 = time.perf_counter()
-        exact = [bound.epsilon(n, eps0, delta) for n, eps0, delta in inputs]
+        rand = {"kind": mechanism, "k": k}
+        points, t0 = [], time.perf_counter()
+        for _ in range(count):
+            n, eps0, delta = box_input(rng)
+            if name == "erlingsson":  # its theorem's range: n >= 1000, eps0 < 1/2 (drawn a little beyond)
+                n, eps0 = max(n, 800), float(math.exp(rng.uniform(math.log(1e-3), math.log(0.6))))
+            eps = library(bound.epsilon, n, eps0, delta)
+            target = (eps if isinstance(eps, float) and eps > 0 else eps0 / 10) * math.exp(rng.uniform(-0.7, 0.7))
+            lib_delta, lib_eps0 = library(bound.delta, n, eps0, target), library(bound.max_eps0, n, target, delta)
+            points.append((n, eps0, delta, target, eps, lib_delta, lib_eps0))
         seconds = time.perf_counter() - t0
-        below = sum(s[0] < e for s, e in zip(shown, exact, strict=True))
-        ratios = np.array([s[0] / e for s, e in zip(shown, exact, strict=True) if e > 0])
-        # Below ~1e-10 the library's own absolute tolerance on ε (1e-12) sets the gap.
-        large = np.array([s[0] / e for s, e in zip(shown, exact, strict=True) if e >= 1e-9])
-        times = np.array([s[1:] for s in shown])
-        mean, worst = times.mean(axis=0), times.max(axis=0)
+        jobs = []
+        for n, eps0, delta, target, *_ in points:
+            jobs += [
+                ["eps", name, rand, n, eps0, delta],
+                ["delta", name, rand, n, eps0, target],
+                ["eps0", name, rand, n, target, delta],
+            ]
+        shown = node_run(jobs)
+        stats = {
+            "eps_below": 0,
+            "eps_gap": 1.0,
+            "eps_gap_all": 1.0,
+            "delta_below": 0,
+            "delta_gap": 1.0,
+            "eps0_above": 0,
+            "eps0_gap": 1.0,
+        }
+        na_page = na_cli = 0
+        times = []
+        for i, (_, _, _, target, eps, lib_delta, lib_eps0) in enumerate(points):
+            (pe, te), (pd, _), (p0, _) = shown[3 * i : 3 * i + 3]
+            times.append(te)
+            na_page += pe == "n/a"
+            na_cli += eps == "n/a"
+            if pe != "n/a" and eps != "n/a":
+                stats["eps_below"] += pe < eps
+                if eps > 0:
+                    stats["eps_gap_all"] = max(stats["eps_gap_all"], pe / eps)
+                    if eps >= 1e-9:
+                        stats["eps_gap"] = max(stats["eps_gap"], pe / eps)
+            if pd != "n/a" and lib_delta != "n/a":
+                stats["delta_below"] += pd < lib_delta
+                if lib_delta > 0:
+                    stats["delta_gap"] = max(stats["delta_gap"], pd / lib_delta)
+            if p0 != "n/a" and lib_eps0 != "n/a":
+                stats["eps0_above"] += p0 > lib_eps0
+                if target >= 1e-8:
+                    stats["eps0_gap"] = max(stats["eps0_gap"], lib_eps0 / p0)
+        t = np.array(times)
         print(
-            f"| {name} | {count} | {below} | {ratios.max():.6f} | {large.max():.6f} | {np.percentile(ratios, 99):.6f} "
-            f"| {np.median(ratios):.6f} | {mean[0]:.1f} ({worst[0]:.0f}) | {mean[1]:.2f} ({worst[1]:.0f}) "
-            f"| {mean[2]:.1f} ({worst[2]:.0f}) | {seconds:.0f} |"
+            f"| {name} | {mechanism}{'' if k is None else f', k = {k}'} | {stats['eps_below']} "
+            f"| {stats['eps_gap'] - 1:.2e} | {stats['eps_gap_all'] - 1:.2e} | {stats['delta_below']} "
+            f"| {stats['delta_gap'] - 1:.2e} | {stats['eps0_above']} "
+            f"| {stats['eps0_gap'] - 1:.2e} | {na_page} / {na_cli} | {t.mean():.1f}, {t.max():.0f} | {seconds:.0f} |",
+            flush=True,
         )
+    print()
+
+
+def composed(rounds: int, count: int, reference: int) -> None:
+    rng = np.random.default_rng(rounds)
+    points = []
+    for i in range(count):
+        name = ("clones", "stronger-clones")[i % 2]
+        n, eps0, _ = box_input(rng)
+        points.append((name, n, eps0, float(math.exp(rng.uniform(math.log(1e-15), math.log(0.5))))))
+    shown = node_run([["T-eps", name, n, eps0, rounds, delta] for name, n, eps0, delta in points])
+    t0 = time.perf_counter()
+    ratios, above = [], 0
+    for (name, n, eps0, delta), (page, _) in zip(points, shown, strict=True):
+        bound = get_bound(
+            name, "krr" if name == "stronger-clones" else "generic", 2 if name == "stronger-clones" else None
+        )
+        cli = composed_epsilon(bound_model(bound, n), eps0, rounds, delta)["eps"]
+        ratios.append(page / cli if cli > 0 else (1.0 if page == 0 else math.inf))
+        above += page > cli
+    seconds = time.perf_counter() - t0
+    ratios = np.array(ratios)
+    times = np.array([t for _, t in shown])
+    # the exact composition's bracket, on the first inputs where it is cheap
+    checked, below, worst, widest = 0, 0, 1.0, 0.0
+    for (name, n, eps0, delta), (page, _) in zip(points, shown, strict=True):
+        if checked >= reference:
+            break
+        if (
+            n > {2: 1e6, 10: 1e6, 100: 1e5, 1000: 1e4}.get(rounds, 0)
+            or delta < 1e-12
+            or eps0 > 3
+            or page <= 0
+            or page >= rounds * eps0
+        ):
+            continue
+        lower, upper = clone_pair_bracket(n, eps0, pair_probability(name, eps0), rounds, delta, 1e-3 * page / rounds)
+        checked += 1
+        below += page < lower
+        worst, widest = max(worst, page / lower), max(widest, upper / lower - 1)
+    ref = f"{checked} | {below} | {worst - 1:.2e} | {widest:.2e}" if checked else "— | — | — | —"
+    print(
+        f"| {rounds} | {count} | {above} | {ratios.max() - 1:+.2e} | {ratios.min() - 1:+.2e} "
+        f"| {np.median(ratios) - 1:+.2e} "
+        f"| {ref} | {times.mean():.0f}, {times.max():.0f} | {seconds:.0f} |",
+        flush=True,
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=1000)
+    parser.add_argument("--rounds", default="1,2,10,100,1000,10000")
+    parser.add_argument("--reference", type=int, default=20)
+    args = parser.parse_args()
+    if shutil.which("node") is None:
+        raise SystemExit("node is not installed: the benchmark runs the page's scripts under node")
+    sizes()
+    rounds = [int(r) for r in args.rounds.split(",")]
+    if 1 in rounds:
+        one_round(args.count)
+    if any(r > 1 for r in rounds):
+        print(
+            f"T rounds (clones and stronger clones in turn): {args.count} random inputs per T against today's "
+            f"--compose T, and up to {args.reference} against the exact composition's bracket\n"
+        )
+        print(
+            "| T | inputs | above CLI | largest page/CLI − 1 | smallest | median | vs exact: inputs "
+            "| below its lower end | largest page/lower − 1 | widest bracket | page ms (mean, max) | CLI s |"
+        )
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        for r in rounds:
+            if r > 1:
+                composed(r, args.count, args.reference)
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000)
+    main()
