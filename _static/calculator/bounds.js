@@ -607,7 +607,10 @@
     while (!ok(lo)) {
       yield;
       lo /= 2;
-      if (lo < 1e-9) return null;
+      if (lo < BOX.eps0Min) { // the library searches the box's ε₀ only
+        if (!ok(BOX.eps0Min)) return null;
+        lo = BOX.eps0Min;
+      }
     }
     if (ok(hi)) return hi; // every ε₀ searched qualifies
     yield;
@@ -616,7 +619,8 @@
       : (x) => logOrFloor(profileOf(name, rand, n, Math.exp(x))(eps0Target(eps))) - logTarget;
     const root = yield* N.certifiedRoot((x) => ok(Math.exp(x)), score, Math.log(hi), Math.log(lo), 1e-10);
     // below the library's own search tolerance (relative 1e-9, absolute 1e-12), rounded down
-    return Math.exp(root) * (1 - EPS0_RTOL) - EPS0_ATOL;
+    const answer = Math.exp(root) * (1 - EPS0_RTOL) - EPS0_ATOL;
+    return answer < BOX.eps0Min ? null : answer;
   }
 
   return {
