@@ -36,17 +36,16 @@ target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_ta
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import NotApplicableError
-from ..curves import PrivacyCurve
-from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import MAX_BINS
-from .pld import MAX_FFT_LENGTH, WINDOW_TAIL, LossDistribution, WindowTooWide, compose, window_tail
+from ..curves import PrivacyCurve, invert_profile
+from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
+from .pld import MAX_FFT_LENGTH, MERGE_REACH, LossDistribution, WindowTooWide, compose, tilt_for
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -69,6 +68,11 @@ __all__ = [
     "profile_step",
 ]
 
+#: Grids of a curve's companions (:meth:`RoundModel.curve`): the curve's step divided by each. Merging
+#: loses most where bins alternate between heavy and light (the lattice of a clone pair's atoms)
+#: or atoms are isolated (a few users), differently on different grids: the bracket takes the
+#: best of a grid like the curve's and one four times finer.
+COMPANION_REFINE = (1, 4)
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
 #: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
@@ -80,16 +84,27 @@ COARSE = 2.0
 FITTED_FFT_LENGTH = 2**22
 
 
-class ComposedCurve(PrivacyCurve):
-    """The privacy curve of composed rounds, from their discretized loss distributions.
+Parts = Sequence[tuple[LossDistribution, int]]
 
-    ``delta`` is the largest hockey-stick divergence over the stored orders
-    (one for symmetric pairs); it is an upper bound (or a lower bound when
-    ``lower_bound``) including the truncation and rounding terms, and
-    :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
-    composition of the pairs. With ``pure`` (the rounds' pure-DP levels added up: ``T eps0``
-    for ``T`` rounds of a shuffled ``eps0``-LDP protocol), δ is 0 from ``pure`` on, so ``epsilon``
-    is at most ``pure`` even where the discretization's own terms exceed a tiny δ.
+
+class ComposedCurve(PrivacyCurve):
+    """The privacy curve of composed rounds, from one round's discretized loss distributions.
+
+    ``parts`` holds, per order of the pair (one for a symmetric pair, two otherwise), the
+    rounds as ``[(distribution, count), …]`` (single rounds, not yet composed), or a composed
+    :class:`~shufflelib.composition.pld.LossDistribution` (then read as it is). Each question
+    composes at its own tilt (:func:`~shufflelib.composition.pld.tilt_for`, cached): δ at ε at
+    the Chernoff saddle point of ε, and ε at δ at the saddle point of its answer, found by
+    :meth:`epsilon` so that the answer's δ is read from the same composition (a round trip
+    ``delta(epsilon(δ)) <= δ``). δ is the largest over the orders, an upper bound (or a
+    lower bound when ``lower_bound``) including the truncation and rounding terms. With
+    ``pure`` (the rounds' pure-DP levels added up: ``T eps0`` for ``T`` rounds of a shuffled
+    ``eps0``-LDP protocol), δ is 0 from ``pure`` on, so ``epsilon`` is at most ``pure``.
+
+    ``companions``: the same rounds discretized on the other side (a lower bound for an upper
+    curve, an upper bound for a lower one), one or more alternatives (each holding its orders'
+    parts, e.g. on two grids), for :meth:`bracket` and :meth:`error`: the exact composition of
+    the round's pair lies between the curve and the best of them.
 
     Examples
     --------
@@ -99,35 +114,110 @@ class ComposedCurve(PrivacyCurve):
     >>> single = StrongerClones(mechanism="krr", k=2).epsilon(10_000, 1.0, 1e-6)
     >>> single < curve.epsilon(1e-6) < 10 * single
     True
+    >>> 0.0 <= curve.error(1e-6) < 1e-3 * curve.epsilon(1e-6)
+    True
     """
 
-    def __init__(self, distributions, lower_bound: bool = False, pure: float | None = None) -> None:
-        if not distributions:
-            raise ValueError("distributions must not be empty")
-        self.distributions = tuple(distributions)
+    def __init__(
+        self,
+        parts: Sequence[Parts | LossDistribution],
+        lower_bound: bool = False,
+        pure: float | None = None,
+        *,
+        companions: Sequence[Sequence[Parts | LossDistribution]] | None = None,
+        max_length: int = MAX_FFT_LENGTH,
+    ) -> None:
+        if not parts:
+            raise ValueError("parts must not be empty")
+        self.parts = tuple(_as_parts(p) for p in parts)
+        self.companions = tuple(tuple(_as_parts(p) for p in alt) for alt in companions or ())
         self.lower_bound = bool(lower_bound)
         self.upper = not self.lower_bound
         #: An ε at which the composition is pure DP (the rounds' caps added up), or ``None``.
         self.pure = None if pure is None or self.lower_bound else float(pure)
+        self.max_length = max_length
+        self._cache: dict[tuple[int, int, float], LossDistribution] = {}
 
     @property
     def rounds(self) -> int:
         """Number of composed rounds."""
-        return self.distributions[0].rounds
+        return sum(count * ld.rounds for ld, count in self.parts[0])
+
+    @property
+    def step(self) -> float:
+        """Grid spacing of the losses."""
+        return self.parts[0][0][0].step
 
     @property
     def discretization_error(self) -> float:
-        """``rounds · step``: the composed ε is within this of the exact composition's ε."""
-        return self.distributions[0].discretization_error
+        """``rounds · step``: a coarse bound on the distance of the composed ε from the exact
+        composition's (no loss moves by a full step); :meth:`error` is the sharp one."""
+        return self.rounds * self.step
+
+    @property
+    def distributions(self) -> tuple[LossDistribution, ...]:
+        """The composed distributions of the orders, untilted (for plots and inspection)."""
+        return tuple(self._composed(i, False, 0.0) for i in range(len(self.parts)))
+
+    def _parts(self, which: int) -> tuple[Parts, ...]:
+        """The orders' parts of the curve (``which = -1``) or of companion ``which``."""
+        return self.parts if which < 0 else self.companions[which]
+
+    def _composed(self, order: int, which: int, tilt: float) -> LossDistribution:
+        key = (order, which, tilt)
+        if key not in self._cache:
+            if len(self._cache) > 16:
+                self._cache.clear()
+            self._cache[key] = compose(self._parts(which)[order], self.max_length, tilt=tilt)
+        return self._cache[key]
+
+    def _tiltable(self, order: int, which: int) -> bool:
+        return all(ld.exact for ld, _ in self._parts(which)[order])
+
+    def _order_delta(self, order: int, which: int, eps: float) -> float:
+        parts = self._parts(which)[order]
+        tilt = tilt_for(parts, eps=eps) if self._tiltable(order, which) else 0.0
+        return self._composed(order, which, tilt).delta(eps)
+
+    def _order_epsilon(self, order: int, which: int, delta: float) -> float:
+        """ε of one order at ``delta``, composed at the tilt that the δ question at the answer uses."""
+        if not self._tiltable(order, which):
+            return self._composed(order, which, 0.0).epsilon(delta)
+        parts = self._parts(which)[order]
+        tilt = tilt_for(parts, delta=delta)
+        seen: dict[float, float] = {}
+        for _ in range(4):
+            eps = self._composed(order, which, tilt).epsilon(delta)
+            seen[tilt] = eps
+            if not math.isfinite(eps):
+                return eps
+            again = tilt_for(parts, eps=eps)
+            if again == tilt:
+                return eps
+            if again in seen:  # two tilts each pointing at the other: the answer between them
+                break
+            tilt = again
+        # The δ question reads δ at ε from the composition at ε's own tilt: a search on that.
+        upper = self.upper == (which < 0)
+        return invert_profile(
+            lambda e: self._order_delta(order, which, e), delta, upper=upper, guess=min(seen.values())
+        )
+
+    def _epsilon_of(self, which: int, delta: float) -> float:
+        """The largest of the orders' ε (of the curve, or of companion ``which``)."""
+        return max(self._order_epsilon(i, which, delta) for i in range(len(self._parts(which))))
+
+    def _delta_of(self, which: int, eps: float) -> float:
+        """The largest of the orders' δ (of the curve, or of companion ``which``)."""
+        return max(self._order_delta(i, which, eps) for i in range(len(self._parts(which))))
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
         pure = math.inf if self.pure is None else self.pure
-        return np.array([0.0 if e >= pure else max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
+        return np.array([0.0 if e >= pure else self._delta_of(-1, float(e)) for e in eps])
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (largest with ``delta(ε) > delta``,
-        rounded down, for a lower bound): the largest of the orders'
-        :meth:`~shufflelib.composition.pld.LossDistribution.epsilon` (a closed form per order).
+        rounded down, for a lower bound): the largest of the orders' answers.
 
         Examples
         --------
@@ -139,8 +229,72 @@ class ComposedCurve(PrivacyCurve):
         True
         """
         delta = check_probability("delta", delta)
-        found = max(ld.epsilon(delta) for ld in self.distributions)
+        found = self._epsilon_of(-1, delta)
         return found if self.pure is None else min(found, self.pure)  # T rounds of eps0-DP: (T eps0, 0)
+
+    def bracket(self, delta: float) -> tuple[float, float]:
+        """``(lower, upper)``: ε of the exact composition of the rounds' pair at ``delta`` lies between.
+
+        One end is :meth:`epsilon`, the other the best of the companions' (``nan`` without one).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).bracket(1e-6)
+        >>> 0 < low <= high
+        True
+        """
+        delta = check_probability("delta", delta)
+        mine = self.epsilon(delta)
+        if not self.companions:
+            return (math.nan, mine) if self.upper else (mine, math.nan)
+        others = [self._epsilon_of(k, delta) for k in range(len(self.companions))]
+        if self.upper:
+            other = max(others)
+            return (other if self.pure is None else min(other, self.pure)), mine
+        return mine, min(others)
+
+    def error(self, delta: float) -> float:
+        """A bound on ``|epsilon(delta) − ε of the exact composition|``: the width of :meth:`bracket`
+        (``nan`` without a companion).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).error(1e-6) < 1e-4
+        True
+        """
+        low, high = self.bracket(delta)
+        return max(high - low, 0.0) if math.isfinite(high - low) else (math.nan if math.isnan(high - low) else math.inf)
+
+    def delta_bracket(self, eps: float) -> tuple[float, float]:
+        """``(lower, upper)``: δ of the exact composition of the rounds' pair at ``eps`` lies between
+        (one end is :meth:`delta`, the other the best companion's; ``nan`` without one).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).delta_bracket(0.3)
+        >>> 0 < low <= high
+        True
+        """
+        mine = float(self.delta(eps))
+        if not self.companions:
+            return (math.nan, mine) if self.upper else (mine, math.nan)
+        if self.pure is not None and eps >= self.pure:
+            return 0.0, mine
+        others = [self._delta_of(k, eps) for k in range(len(self.companions))]
+        return (max(others), mine) if self.upper else (mine, min(others))
+
+
+def _as_parts(part: Parts | LossDistribution) -> tuple[tuple[LossDistribution, int], ...]:
+    """One order's rounds as ``((distribution, count), …)``."""
+    if isinstance(part, LossDistribution):
+        return ((part, 1),)
+    return tuple((ld, int(count)) for ld, count in part)
 
 
 @dataclass(frozen=True)
@@ -178,6 +332,12 @@ class RoundModel:
         first step of :func:`largest_composed`.
     cap
         ``cap(x)``: an ε at which one round is pure DP (``eps0``), or ``None`` (the default).
+    companion
+        ``companion(x, step, reach)``: the round's distributions on the other side (a lower
+        bound of the round's pair for an upper route, merged on the grid ``step · ℤ`` carrying
+        parts up to ``reach`` points; an upper bound for ``"lower pair"``), for the curve's
+        :meth:`~ComposedCurve.bracket`, or ``None`` (a profile: no pair to bracket). Built on
+        the grids :data:`COMPANION_REFINE` times finer than the curve's.
 
     Examples
     --------
@@ -198,58 +358,68 @@ class RoundModel:
     smallest: float = EPS0_MIN
     cap: Callable[[float], float | None] = field(default=lambda x: None)
     top: float | None = None
+    companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
 
     def curve(
-        self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
+        self,
+        x: float,
+        rounds: int,
+        step: float | None = None,
+        coarse: int = 0,
+        delta: float | None = None,
+        *,
+        bracket: bool = False,
     ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
         times ``self.coarse ** coarse``: ``coarse`` is 0 for the default grid, 1 for the coarse
-        one, 2 for one coarser still).
+        one, 2 for one coarser still), with its companion if ``bracket`` (and the model has one).
 
         With the default step, a composition needing an FFT longer than
-        :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH`
-        is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
-        than refused. ``delta``: the δ at which the curve will be read, if known (a narrower
-        composition window, :func:`~shufflelib.composition.pld.window_tail`; the curve stays a
-        valid bound at every δ, only looser below about ``1e-4 delta``).
+        :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH` is rebuilt on a coarser grid
+        rather than refused (tried at ``delta``, the δ at which the curve will be read, if
+        given).
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, coarse > 0), x, rounds, tail=window_tail(delta))
-        return self.fitted(x, rounds, coarse, delta)[1]
+            single = self.build(x, step, coarse > 0)
+            return self._curve(single, x, rounds, step, MAX_FFT_LENGTH, bracket)
+        return self.fitted(x, rounds, coarse, delta, bracket=bracket)[1]
 
-    def _composed(
-        self,
-        single: tuple[LossDistribution, ...],
-        x: float,
-        rounds: int,
-        max_length: int = MAX_FFT_LENGTH,
-        tail: float = WINDOW_TAIL,
+    def _curve(
+        self, single: tuple[LossDistribution, ...], x: float, rounds: int, step: float, max_length: int, bracket: bool
     ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)], max_length, tail) for ld in single], self.lower_bound, pure)
+        others = []
+        if bracket and self.companion is not None:
+            for refine in COMPANION_REFINE:
+                alt = self.companion(x, step / refine, MERGE_REACH * refine)
+                others.append([[(ld, rounds)] for ld in alt])
+        return ComposedCurve(
+            [[(ld, rounds)] for ld in single], self.lower_bound, pure, companions=others, max_length=max_length
+        )
 
     def fitted(
-        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None
+        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None, *, bracket: bool = False
     ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits
-        (``coarse``, ``delta``: see :meth:`curve`).
+        (``coarse``, ``delta``, ``bracket``: see :meth:`curve`).
 
         Examples
         --------
         >>> from shufflelib.bounds import ClonesNumerical
         >>> from shufflelib.composition import bound_model
         >>> single, curve = bound_model(ClonesNumerical(), 2).fitted(1.0, 10_000)
-        >>> curve.discretization_error == 10_000 * single[0].step
-        True
+        >>> curve.rounds, curve.step == single[0].step
+        (10000, True)
         """
         step = self.step(x, rounds) * self.coarse**coarse
-        tail = window_tail(delta)
         for _ in range(8):
             single = self.build(x, step, coarse > 0)
+            curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
             try:
-                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
+                curve.epsilon(delta if delta is not None else 1e-6)  # composes (cached) at the question's tilt
+                return single, curve
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
@@ -259,7 +429,8 @@ def profile_step(end: float, rounds: int) -> float:
     """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``.
 
     ``min(1e-4, 0.01 / rounds, end / 600)`` (``end`` is about 12 standard deviations of a
-    Gaussian-like loss: the step is about a 50th of one), at least ``4 end / MAX_BINS``.
+    Gaussian-like loss: the step is about a 50th of one), at least ``end / 100_000`` (one round's
+    grid over ``[-end, end]`` within 200,000 points).
 
     Examples
     --------
@@ -267,7 +438,7 @@ def profile_step(end: float, rounds: int) -> float:
     >>> profile_step(0.12, 1000)
     1e-05
     """
-    return max(min(1e-4, 0.01 / rounds, end / 600.0), 4.0 * end / MAX_BINS)
+    return max(min(1e-4, 0.01 / rounds, end / 600.0), end / 100_000.0)
 
 
 def profile_model(
@@ -356,11 +527,17 @@ def profile_model(
 
 
 def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
-    """ε of ``rounds`` rounds at ``delta``: PLD composition and the three baselines.
+    """ε of ``rounds`` rounds at ``delta``: PLD composition, with the three baselines beside it.
 
-    Returns a dict with ``eps`` (the smallest of the four valid answers, normally the PLD's;
-    for a lower-bound route, the PLD's), ``method`` (which one), ``rdp``, ``advanced``,
-    ``naive``, ``discretization_error``, ``lower_bound`` and ``route``.
+    Returns a dict with ``eps`` (the answer: the PLD's, or Rényi DP's where that is smaller,
+    which happens only where the PLD's own truncation terms exceed a tiny δ; for a lower-bound
+    route, the PLD's), ``method`` (which of the two), ``rdp``, ``advanced``, ``naive`` (the
+    baselines: valid bounds, never the answer but for Rényi DP; advanced and naive composition
+    read one round's ε from the round's discretized pair, or from the bound for a profile),
+    ``error`` (a bound on the
+    distance of ``eps`` from the exact composition of the round's pair, :meth:`ComposedCurve.error`;
+    ``nan`` for a profile), ``lower_bound`` and ``route``. :func:`composed_delta` reads the
+    same two curves, so that the answers of the two questions agree.
 
     Examples
     --------
@@ -369,50 +546,73 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     >>> r = composed_epsilon(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 1e-6)
     >>> r["eps"] < r["rdp"] < r["naive"] and r["eps"] < r["advanced"], r["method"]
     (True, 'pld')
+    >>> 0 <= r["error"] < 1e-3 * r["eps"]
+    True
     """
     delta = check_probability("delta", delta)
-    single, curve = model.fitted(x, rounds, delta=delta)
+    single, curve = model.fitted(x, rounds, delta=delta, bracket=True)
     cache: dict[float, float] = {}
 
     def one(d: float) -> float:
+        """One round's ε at ``d``: from the round's discretized pair (a valid bound, and read in
+        microseconds) for a pair, from the bound itself for a profile."""
         if d not in cache:
-            cache[d] = model.epsilon(x, d)
+            try:
+                if model.route == "pair":
+                    cache[d] = max(ld.epsilon(d) for ld in single)
+                else:
+                    cache[d] = float(model.epsilon(x, d))
+            except NotApplicableError:
+                cache[d] = math.inf
         return cache[d]
 
-    found = {
-        "pld": curve.epsilon(delta),
+    low, high = curve.bracket(delta)
+    pld = high if curve.upper else low
+    rdp = rdp_epsilon(single, rounds, delta) if curve.upper else math.inf
+    method = "rdp" if rdp < pld else "pld"
+    eps = min(pld, rdp)
+    if curve.upper:
+        error = eps - low if math.isfinite(low) else math.nan
+    else:
+        error = high - eps if math.isfinite(high) else math.nan
+    return {
+        "eps": eps,
+        "method": method,
         "rdp": rdp_epsilon(single, rounds, delta),
         "advanced": advanced_epsilon(one, rounds, delta),
         "naive": naive_epsilon(one, rounds, delta),
-    }
-    # Every method is a valid upper bound: the answer is the smallest (the PLD's, except where
-    # its own truncation terms exceed a tiny δ). A lower bound is the PLD's alone.
-    method = "pld" if curve.lower_bound else min(found, key=lambda key: found[key])
-    return {
-        "eps": found[method],
-        "method": method,
-        **{key: found[key] for key in ("rdp", "advanced", "naive")},
-        "discretization_error": curve.discretization_error,
+        "error": max(error, 0.0) if math.isfinite(error) else error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
     }
 
 
 def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict[str, object]:
-    """δ of ``rounds`` rounds at ``eps``, with ``discretization_error``, ``lower_bound`` and ``route``.
+    """δ of ``rounds`` rounds at ``eps``: the PLD's, or Rényi DP's where smaller (as :func:`composed_epsilon`),
+    with ``method``, ``error`` (a bound on the distance from the exact composition of the round's
+    pair; ``nan`` for a profile), ``lower_bound`` and ``route``.
 
     Examples
     --------
     >>> from shufflelib.bounds import StrongerClones
     >>> from shufflelib.composition import bound_model, composed_delta
     >>> r = composed_delta(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 0.2)
-    >>> 0 < r["delta"] < 1e-6
-    True
+    >>> 0 < r["delta"] < 1e-6, r["method"]
+    (True, 'pld')
     """
-    curve = model.curve(x, rounds)
+    single, curve = model.fitted(x, rounds, bracket=True)
+    pld = float(curve.delta(eps))
+    rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
+    method = "rdp" if rdp < pld else "pld"
+    value = min(pld, rdp)
+    error = math.nan
+    if curve.companions:
+        low, high = curve.delta_bracket(eps)
+        error = max(value - low, 0.0) if curve.upper else max(high - value, 0.0)
     return {
-        "delta": float(curve.delta(eps)),
-        "discretization_error": curve.discretization_error,
+        "delta": value,
+        "method": method,
+        "error": error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
     }
@@ -620,12 +820,14 @@ def composed_record(
         r = composed_epsilon(model, x, rounds, y)
         if not math.isfinite(r["eps"]):
             raise NotApplicableError(f"no finite eps reaches delta={y} in {rounds} rounds")
-        out.update({key: r[key] for key in ("eps", "method", "discretization_error", "lower_bound")})
+        out.update({key: r[key] for key in ("eps", "method", "error", "lower_bound")})
+        out["error"] = _finite_or_none(r["error"])
         # A baseline that certifies nothing (e.g. Rényi DP of a profile without a cap) is null.
         out["baselines"] = {key: r[key] if math.isfinite(r[key]) else None for key in ("rdp", "advanced", "naive")}
     elif command == "delta":
         r = composed_delta(model, x, rounds, y)
-        out.update({key: r[key] for key in ("delta", "discretization_error", "lower_bound")})
+        out.update({key: r[key] for key in ("delta", "method", "error", "lower_bound")})
+        out["error"] = _finite_or_none(r["error"])
     elif command == "eps0":
         out[answer] = largest_composed(model, rounds, x, y)
     else:
@@ -633,3 +835,8 @@ def composed_record(
     if model.note:
         out["note"] = model.note
     return out
+
+
+def _finite_or_none(value: float) -> float | None:
+    """``value``, or ``None`` (JSON's null) where it is not finite."""
+    return float(value) if math.isfinite(value) else None
