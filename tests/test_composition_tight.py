@@ -5,7 +5,8 @@ small pairs (:class:`~shufflelib.curves.DominatingPair`), the enumerated product
 pair, a binomial sum for randomized response, and the fine-grid composition of
 ``benchmarks/composition_reference.py`` (scipy and numpy only). Tolerances: a δ rounded on the
 safe side by the library's own slack terms is compared with a relative ``1e-9`` (exact
-divergences are sums of at most a few thousand terms); ε's from certified roots with ``1e-9``.
+divergences are sums of at most a few thousand terms); ε's from certified roots with ``1e-9``,
+round trips with ``1e-8`` (see the last test).
 """
 
 from __future__ import annotations
@@ -187,4 +188,6 @@ def test_the_two_composed_questions_agree(n, eps0, rounds, delta):
     assert back["method"] == answer["method"] or back["delta"] <= delta
     if back["delta"] > 0.0:
         again = composed_epsilon(model, eps0, rounds, back["delta"])
-        assert again["eps"] <= eps * (1 + 1e-9) + 1e-12
+        # The ε answer aims 1e-12 δ below δ (pld's epsilon: the two ways δ is summed may differ
+        # by that much), which moves it by about 1e-12 / (θ ε) relative, θ the saddle point.
+        assert again["eps"] <= eps * (1 + 1e-8) + 1e-12

@@ -214,7 +214,14 @@ def _applicable(bound: AmplificationBound, n: int, eps0: float) -> tuple[int, fl
 
 
 def round_distributions(
-    bound: AmplificationBound, n: int, eps0: float, step: float, *, companion: bool = False, reach: int | None = None
+    bound: AmplificationBound,
+    n: int,
+    eps0: float,
+    step: float,
+    *,
+    companion: bool = False,
+    reach: int | None = None,
+    coarse: bool = False,
 ) -> tuple[tuple[LossDistribution, ...], bool]:
     """The discretized loss distributions of one round, and whether they are a lower bound.
 
@@ -225,7 +232,8 @@ def round_distributions(
     the other side instead (merged for an upper route, connected for the lower pair; the exact
     composition of the pair lies between the two; merging carries parts of bins up to ``reach``
     grid points, default :data:`~shufflelib.composition.pld.MERGE_REACH`, times
-    :data:`LOWER_PAIR_REFINE` for the lower pair); a profile has none (``ValueError``).
+    :data:`LOWER_PAIR_REFINE` for the lower pair); a profile has none (``ValueError``). ``coarse``:
+    a cheaper list of a clone pair's atoms (still valid), for the first guesses of a search.
 
     Raises
     ------
@@ -254,7 +262,7 @@ def round_distributions(
             raise ValueError(f"the {bound.name} bound composes through its profile: it has no pair to bracket")
         return (sampled_profile_pld(_bound_profile(bound, n, eps0), step, eps_max=eps0),), False
     if isinstance(bound, ClonePairBound):
-        ld = clone_pair_pld(n, eps0, bound.clone_probability(eps0), step, pessimistic=upper, reach=reach)
+        ld = clone_pair_pld(n, eps0, bound.clone_probability(eps0), step, pessimistic=upper, reach=reach, coarse=coarse)
         return (ld,), not upper
     if how == "lower pair":
         log_x0, log_x1 = _exact_krr_pair(n, eps0)
@@ -268,7 +276,7 @@ def round_distributions(
     for lp, lq in orders:
         ld = from_log_pmfs(lp, lq, step, pessimistic=upper, reach=reach)
         if upper:  # the pair's own missing mass, at +inf
-            ld = replace(ld, inf_mass=min(1.0, ld.inf_mass + pair.tail_mass))
+            ld = replace(ld, inf_mass=min(1.0, ld.inf_mass + pair.tail_mass), cache={})
         lds.append(ld)
     return tuple(lds), not upper
 
@@ -369,7 +377,7 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
         )
     return RoundModel(
         route=how,
-        build=lambda e0, step, coarse=False: round_distributions(bound, n, e0, step)[0],
+        build=lambda e0, step, coarse=False: round_distributions(bound, n, e0, step, coarse=coarse)[0],
         step=lambda e0, rounds: bound_step(bound, n, e0, rounds),
         epsilon=lambda e0, d: bound.epsilon(n, e0, d),
         largest=lambda e, d: bound.max_eps0(n, e, d),

@@ -65,6 +65,8 @@ EXACT_COUNTS = 1024
 BLOCK_RTOL = 2e-4
 #: Width of the listed atoms, in binomial standard deviations of ``J`` on each side of ``m/2``.
 _Z = 12.0
+#: The cheaper list of a coarse build (:func:`clone_pair_pld`): blocks and atom range.
+COARSE_BLOCK_RTOL, COARSE_Z = 4e-3, 9.0
 #: Largest number of grid points of one round's distribution.
 MAX_BINS = 2**22
 #: Largest number of atoms listed at once (bounds the memory of a chunk of clone counts).
@@ -227,9 +229,12 @@ class Atoms:
         return grid.result(pessimistic_inf=(inf_mass + self.top) if self.upper else 0.0, max_loss=max_loss)
 
 
-def mixture_atoms(m: np.ndarray, weight: np.ndarray, alpha: np.ndarray, beta: np.ndarray, *, upper: bool) -> Atoms:
-    """The atoms ``|j − m/2| <= 12 sqrt(m)/2`` of ``Σ_m weight_m (P(·|m), Q(·|m))``, masses rounded up
-    (``upper``) or down by ``BINOM_RTOL``, and the masses beyond them (module docstring).
+def mixture_atoms(
+    m: np.ndarray, weight: np.ndarray, alpha: np.ndarray, beta: np.ndarray, *, upper: bool, z: float = _Z
+) -> Atoms:
+    """The atoms ``|j − m/2| <= z sqrt(m)/2`` of ``Σ_m weight_m (P(·|m), Q(·|m))`` (default ``z = 12``),
+    masses rounded up (``upper``) or down by ``BINOM_RTOL``, and the masses beyond them (module
+    docstring).
 
     Examples
     --------
@@ -242,7 +247,7 @@ def mixture_atoms(m: np.ndarray, weight: np.ndarray, alpha: np.ndarray, beta: np
     m = np.asarray(m, dtype=float)
     weight = np.asarray(weight, dtype=float)
     alpha, beta = np.broadcast_to(alpha, m.shape).astype(float), np.broadcast_to(beta, m.shape).astype(float)
-    spread = _Z * np.sqrt(m) / 2.0
+    spread = z * np.sqrt(m) / 2.0
     first = np.maximum(0.0, np.floor(m / 2.0 - spread))
     last = np.minimum(m, np.ceil(m / 2.0 + spread))
     scale = 1.0 + BINOM_RTOL if upper else 1.0 - BINOM_RTOL
@@ -317,11 +322,20 @@ def clone_blocks_pld(
 
 
 def clone_pair_pld(
-    n: int, eps0: float, clone_probability: float, step: float, *, pessimistic: bool = True, reach: int = MERGE_REACH
+    n: int,
+    eps0: float,
+    clone_probability: float,
+    step: float,
+    *,
+    pessimistic: bool = True,
+    reach: int = MERGE_REACH,
+    coarse: bool = False,
 ) -> LossDistribution:
     """Discretized PLD of the clone pair with ``C ~ Bin(n − 1, clone_probability)``: an upper bound
     (``pessimistic``, connect the dots on the blocks' first counts) or a lower bound (merging on
     their last counts, carrying parts of bins up to ``reach`` grid points), :func:`clone_count_law`.
+    ``coarse``: a cheaper, still valid list (blocks ``COARSE_BLOCK_RTOL`` wide, atoms within
+    ``COARSE_Z`` deviations, the rest at ``+∞``), for a search's first guesses.
 
     The pair is symmetric (``J → M − J`` swaps ``P`` and ``Q``), so this one
     distribution describes both orders. Every finite loss is at most ``eps0``.
@@ -337,18 +351,22 @@ def clone_pair_pld(
     >>> bool(low.delta(0.05) <= exact), abs(up.delta(0.05) / exact - 1) < 1e-6, low.delta(0.05) / exact > 0.99
     (True, True, True)
     """
-    atoms, below = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic))
+    atoms, below = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
     kind = "dots" if pessimistic else "merge"
     return atoms.discretize(step, kind, inf_mass=below, max_loss=eps0, reach=reach)
 
 
 @lru_cache(maxsize=4)
-def _clone_pair_atoms(n: int, eps0: float, clone_probability: float, upper: bool) -> tuple[Atoms, float]:
+def _clone_pair_atoms(
+    n: int, eps0: float, clone_probability: float, upper: bool, coarse: bool = False
+) -> tuple[Atoms, float]:
     """The atoms of :func:`clone_pair_pld`'s pair (cached: a curve's companions list them once for
     several grids) and the clone-count mass left out."""
     if not math.isfinite(eps0) or eps0 <= 0:
         raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
-    counts, weight, below = clone_count_law(n - 1, clone_probability, upper=upper)
+    width = COARSE_BLOCK_RTOL if coarse else BLOCK_RTOL
+    counts, weight, below = clone_count_law(n - 1, clone_probability, upper=upper, width_rtol=width)
     v = 2.0 / (1.0 + math.exp(eps0))
     m = counts + 1.0
-    return mixture_atoms(m, weight, v * m, np.full(m.shape, 2.0 * math.tanh(eps0 / 2.0)), upper=upper), below
+    beta = np.full(m.shape, 2.0 * math.tanh(eps0 / 2.0))
+    return mixture_atoms(m, weight, v * m, beta, upper=upper, z=COARSE_Z if coarse else _Z), below

@@ -45,7 +45,7 @@ from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve, invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
-from .pld import MAX_FFT_LENGTH, MERGE_REACH, LossDistribution, WindowTooWide, compose, tilt_for
+from .pld import MAX_FFT_LENGTH, MERGE_REACH, LossDistribution, WindowTooWide, compose, predicted_slack, tilt_for
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -175,9 +175,13 @@ class ComposedCurve(PrivacyCurve):
         return all(ld.exact for ld, _ in self._parts(which)[order])
 
     def _order_delta(self, order: int, which: int, eps: float) -> float:
-        parts = self._parts(which)[order]
-        tilt = tilt_for(parts, eps=eps) if self._tiltable(order, which) else 0.0
-        return self._composed(order, which, tilt).delta(eps)
+        """δ of one order at ``eps``: untilted, unless its rounding terms matter at the δ read there
+        (:func:`~shufflelib.composition.pld.tilt_for` given that δ): then at ε's saddle point."""
+        untilted = self._composed(order, which, 0.0).delta(eps)
+        if not self._tiltable(order, which) or untilted <= 0.0:
+            return untilted
+        tilt = tilt_for(self._parts(which)[order], eps=eps, delta=min(untilted, 0.5))
+        return untilted if tilt == 0.0 else self._composed(order, which, tilt).delta(eps)
 
     def _order_epsilon(self, order: int, which: int, delta: float) -> float:
         """ε of one order at ``delta``, composed at the tilt that the δ question at the answer uses."""
@@ -187,12 +191,19 @@ class ComposedCurve(PrivacyCurve):
         tilt = tilt_for(parts, delta=delta)
         seen: dict[float, float] = {}
         for _ in range(4):
-            eps = self._composed(order, which, tilt).epsilon(delta)
+            composed = self._composed(order, which, tilt)
+            eps = composed.epsilon(delta)
             seen[tilt] = eps
             if not math.isfinite(eps):
                 return eps
-            again = tilt_for(parts, eps=eps)
+            again = tilt_for(parts, eps=eps, delta=delta)
             if again == tilt:
+                return eps
+            # The δ question at ``eps`` composes at ``again``. Both compositions are within their
+            # slack of the exact values, and the answer has a margin of 1e-12 δ (pld's epsilon):
+            # if both slacks are below 1e-13 δ, δ read there is below δ too; no need to compose.
+            w, _, losses = composed._above(eps)
+            if composed._slack(eps, w, losses) <= 1e-13 * delta and predicted_slack(parts, again, eps) <= 1e-13 * delta:
                 return eps
             if again in seen:  # two tilts each pointing at the other: the answer between them
                 break
@@ -277,7 +288,7 @@ class ComposedCurve(PrivacyCurve):
         --------
         >>> from shufflelib.bounds import StrongerClones
         >>> from shufflelib.composition import compose_bound
-        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).delta_bracket(0.3)
+        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).delta_bracket(0.1)
         >>> 0 < low <= high
         True
         """
@@ -400,10 +411,18 @@ class RoundModel:
         )
 
     def fitted(
-        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None, *, bracket: bool = False
+        self,
+        x: float,
+        rounds: int,
+        coarse: int = 0,
+        delta: float | None = None,
+        *,
+        bracket: bool = False,
+        eps: float | None = None,
     ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits
-        (``coarse``, ``delta``, ``bracket``: see :meth:`curve`).
+        (``coarse``, ``delta``, ``bracket``: see :meth:`curve`; ``eps``: the ε at which δ will be
+        read, instead of ``delta``).
 
         Examples
         --------
@@ -418,7 +437,10 @@ class RoundModel:
             single = self.build(x, step, coarse > 0)
             curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
             try:
-                curve.epsilon(delta if delta is not None else 1e-6)  # composes (cached) at the question's tilt
+                if eps is not None:  # composes (cached) at the question's tilt
+                    curve.delta(eps)
+                else:
+                    curve.epsilon(delta if delta is not None else 1e-6)
                 return single, curve
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
@@ -426,19 +448,23 @@ class RoundModel:
 
 
 def profile_step(end: float, rounds: int) -> float:
-    """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``.
+    """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``: ``end / 640``,
+    whatever the number of rounds (kept in the signature for callers that pass it).
 
-    ``min(1e-4, 0.01 / rounds, end / 600)`` (``end`` is about 12 standard deviations of a
-    Gaussian-like loss: the step is about a 50th of one), at least ``end / 100_000`` (one round's
-    grid over ``[-end, end]`` within 200,000 points).
+    ``end`` is about 12 standard deviations of a Gaussian-like loss: the step is about a 50th of
+    one. The profile is sampled at multiples of the step (every fifth, 128 points,
+    :func:`~shufflelib.composition.profile.sampled_profile_pld`), so the pair built from the
+    samples has its atoms on the grid: composing it moves no loss, and a finer grid would change
+    nothing but the cost (it once shrank like ``0.01 / rounds``, as the pessimistic rounding of a
+    pair's losses needed).
 
     Examples
     --------
     >>> from shufflelib.composition import profile_step
     >>> profile_step(0.12, 1000)
-    1e-05
+    0.0001875
     """
-    return max(min(1e-4, 0.01 / rounds, end / 600.0), end / 100_000.0)
+    return end / 640.0
 
 
 def profile_model(
@@ -600,7 +626,7 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     >>> 0 < r["delta"] < 1e-6, r["method"]
     (True, 'pld')
     """
-    single, curve = model.fitted(x, rounds, bracket=True)
+    single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
     method = "rdp" if rdp < pld else "pld"

@@ -69,7 +69,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import fft as sfft
@@ -89,6 +89,7 @@ __all__ = [
     "discretize",
     "from_log_pmfs",
     "log_mgf",
+    "predicted_slack",
     "self_compose",
     "tilt_for",
     "window_tail",
@@ -170,6 +171,8 @@ class LossDistribution:
     max_loss: float = math.inf
     log_scale: float = 0.0
     tilt: float = 0.0
+    #: Log-mgfs already computed (:func:`log_mgf` on the grid of tilts, :func:`compose`'s windows).
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def losses(self) -> np.ndarray:
@@ -205,23 +208,26 @@ class LossDistribution:
             return float(min(1.0, value + slack + self.inf_mass))
         return float(min(1.0, max(value - slack, 0.0) + self.inf_mass))
 
-    def _slack(self, eps: float, w: np.ndarray, loss: np.ndarray) -> float:
-        """The truncation and rounding terms at ``eps`` (module docstring)."""
+    def _slack(self, eps: float, w: np.ndarray | None = None, loss: np.ndarray | None = None) -> float:
+        """The truncation and rounding terms at ``eps`` (module docstring), bounded as :meth:`epsilon`
+        bounds them: at the grid point at or below ``eps``, with ``‖w‖₂`` at most the square root of
+        the number of points above it (a step function of ``eps``, so that the δ read at an answer
+        of :meth:`epsilon` is the δ that answer was solved for). (``w``, ``loss``: not used.)"""
         if self.tail_mass == 0.0 and self.rounding == 0.0:
             return 0.0
-        scale = self.log_scale - self.tilt * eps
-        if scale > 700.0:
-            return math.inf
-        if self.tilt == 0.0:
-            norm = float(np.sqrt(w @ w))
-        else:
-            weighted = w * np.exp(-self.tilt * (loss - eps))
-            norm = float(np.sqrt(weighted @ weighted))
-        return math.exp(scale) * (self.tail_mass + self.rounding * norm)
+        where = eps / self.step - self.offset
+        if not where >= 0.0:  # below the grid: the formula at eps itself, every point above
+            return float(self._grid_slack(np.array([eps]), np.array([self.mass.size]))[0])
+        i = self.mass.size - 1 if where >= self.mass.size else math.floor(where)
+        loss = np.array([(self.offset + i) * self.step])
+        return float(self._grid_slack(loss, np.array([self.mass.size - 1 - i]))[0])
 
     def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps``, their masses and losses."""
-        first = max(0, math.floor(eps / self.step - self.offset) + 1)  # grid points with loss > eps
+        where = eps / self.step - self.offset
+        if not where < self.mass.size:  # above the grid (or not finite): nothing
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        first = max(0, math.floor(where) + 1)  # grid points with loss > eps
         loss = (self.offset + np.arange(first, self.mass.size)) * self.step
         keep = loss > eps
         return -np.expm1(eps - loss[keep]), self.mass[first:][keep], loss[keep]
@@ -234,9 +240,10 @@ class LossDistribution:
         Between two grid losses ``δ(ε) = A − e^ε B`` (``A``, ``B`` sums over the atoms above),
         so the root is a closed form once its grid interval is known: δ at every grid point at
         once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
-        e^{−step} R_{i+1}``, one linear filter). The answer is checked with :meth:`delta`
-        (slack terms included): the slack, smaller at larger ε, is evaluated at a first
-        candidate and the root solved again for the moved target; if the check still fails, a
+        e^{−step} R_{i+1}``, one linear filter). The slack terms decrease in ε: an upper bound on
+        them at every grid point (vectorized) finds the grid interval, and the slack at the
+        interval's left end moves the target of the closed form there, a valid (slightly
+        conservative) answer. It is checked with :meth:`delta`; should the check fail, a
         certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε reaches
         ``delta`` (pessimistic).
 
@@ -263,52 +270,57 @@ class LossDistribution:
         at_grid[:-1] = tail[1:] - decay * r[1:]
         at_grid[-1] = 0.0
         at_grid += fixed
+        grid = (self.offset + k0 + np.arange(tail.size)) * self.step
+        # An upper bound on the slack at every grid point (:meth:`_slack` with ‖w‖₂ <= sqrt(the
+        # number of points above)): decreasing in ε, so on an interval its left end bounds it.
+        slack = self._grid_slack(grid, tail.size - 1 - np.arange(tail.size))
+        # A margin of 1e-12 δ covers the rounding of the two ways δ is summed (the closed form
+        # here, the direct sum of :meth:`delta`).
+        margin = 1e-12 * delta
 
-        def loss(i: int) -> float:
-            return float((self.offset + k0 + i) * self.step)
+        def solve(i: int, target: float) -> float:
+            """The ε in ``[grid[i-1], grid[i]]`` where the closed form reaches ``target`` (clipped)."""
+            a, b = float(tail[i]) + fixed, float(r[i])  # on (grid[i-1], grid[i]]: δ = a − e^{ε − grid[i]} b
+            value = grid[i] + math.log((a - target) / b) if a > target and b > 0 else grid[i]
+            return min(max(value, grid[i - 1] if i > 0 else 0.0, 0.0), grid[i])
 
-        def root(target: float) -> float:
-            hit = at_grid <= target
-            i = int(np.argmax(hit))
-            if not hit[i]:
-                return math.inf
-            if i == 0 or loss(i) <= 0.0:
-                return max(loss(i), 0.0)
-            # On (loss(i-1), loss(i)] the atoms above are those from i on.
-            a, b = float(tail[i]) + fixed, float(r[i])  # r[i] = sum of m_j e^{loss(i) - loss(j)}
-            value = loss(i) + math.log((a - target) / b) if a > target and b > 0 else loss(i)
-            return min(max(value, loss(i - 1), 0.0), loss(i))
-
-        def holds(e: float) -> bool:
-            return self.delta(e) <= delta if up else self.delta(e) > delta
-
-        def slack_at(e: float) -> float:
-            w, _, ls = self._above(e)
-            return self._slack(e, w, ls)
-
-        # The slack decreases in ε: evaluated at the first candidate (below the root of an
-        # upper bound; with a margin for a lower bound, whose root moves down), it moves the
-        # target so that the second root is on the safe side.
-        slack = 0.0
-        if not up:
-            first = root(delta)
-            slack = slack_at(first) * 1.01 if math.isfinite(first) else 0.0
-        # A margin of 1e-10 δ on the target covers the rounding of the two ways δ is summed (the
-        # closed form here, the direct sum of :meth:`delta`), relative 1e-16 times the grid's
-        # length at most: the answer is moved by about 1e-10 / (its slope in log δ), far below
-        # any other term.
-        margin = 1e-10 * delta
-        for _ in range(2):
-            value = root(delta - slack - margin if up else delta + slack + margin)
-            if not math.isfinite(value):
-                if up and slack == 0.0:
-                    return math.inf  # δ(ε) > delta up to the grid's top, where only ``fixed`` is left
-                break
-            candidate = value * (1.0 + 1e-12) + 1e-15 if up else max(value * (1.0 - 1e-12) - 1e-15, 0.0)
-            if holds(candidate):
-                return candidate
-            slack = slack_at(candidate) * (1.0 if up else 1.01)
+        if up:
+            hit = np.flatnonzero(at_grid + slack <= delta - margin)
+            if hit.size == 0:
+                if self.tilt > 0.0 and delta - margin > fixed and self.tail_mass > 0.0:
+                    # Beyond the grid only the tail term is left: e^{log_scale − θ ε} tail.
+                    top = (self.log_scale + math.log(self.tail_mass / (delta - margin - fixed))) / self.tilt
+                    candidate = max(top, float(grid[-1]), 0.0) * (1.0 + 1e-12) + 1e-15
+                    return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
+                return math.inf if self.exact else self._epsilon_search(delta)
+            i = int(hit[0])
+            value = max(float(grid[i]), 0.0) if i == 0 or grid[i] <= 0.0 else solve(i, delta - margin - slack[i - 1])
+            candidate = float(value) * (1.0 + 1e-12) + 1e-15
+            return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
+        hit = np.flatnonzero(at_grid - slack > delta + margin)
+        if hit.size == 0:
+            return 0.0
+        i = int(hit[-1])
+        if i + 1 >= grid.size:
+            value = float(grid[i])
+        else:
+            value = solve(i + 1, delta + margin + slack[i])
+        candidate = max(float(value) * (1.0 - 1e-12) - 1e-15, 0.0)
+        if candidate == 0.0 or self.delta(candidate) > delta:
+            return candidate
         return self._epsilon_search(delta)
+
+    def _grid_slack(self, loss: np.ndarray, above: np.ndarray) -> np.ndarray:
+        """An upper bound on :meth:`_slack` at each ``loss``, ``above`` grid points lying above it."""
+        if self.tail_mass == 0.0 and self.rounding == 0.0:
+            return np.zeros(loss.shape)
+        norm = np.sqrt(above.astype(float))
+        if self.tilt > 0.0:
+            norm = np.minimum(norm, 1.0 / math.sqrt(-math.expm1(-2.0 * self.tilt * self.step)))
+        with np.errstate(over="ignore"):
+            return np.exp(np.minimum(self.log_scale - self.tilt * loss, 700.0)) * (
+                self.tail_mass + self.rounding * norm
+            )
 
     def _epsilon_search(self, delta: float) -> float:
         """:meth:`epsilon` by a certified search on :meth:`delta` (the slow path)."""
@@ -361,6 +373,10 @@ def log_mgf(ld: LossDistribution, theta: np.ndarray) -> np.ndarray:
     [0.0, 0.433781]
     """
     theta = np.asarray(theta, dtype=float)
+    if theta is _TILTS:  # every tilt decision reads this grid: computed once per distribution
+        if "tilts" not in ld.cache:
+            ld.cache["tilts"] = ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
+        return ld.cache["tilts"]
     return ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
 
 
@@ -633,9 +649,16 @@ def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float, shift: f
     top = sum(count * (ld.mass.size - 1) for ld, count in parts)
     scale = max(1.0, float(top))
     theta = np.geomspace(1e-3 / scale, 50.0, 96)  # any θ gives a valid bound
-    base = np.array([shift])
-    k_up = sum(count * (ld.log_mgf(shift + theta) - ld.log_mgf(base)) for ld, count in parts)
-    k_down = sum(count * (ld.log_mgf(shift - theta) - ld.log_mgf(base)) for ld, count in parts)
+
+    def mgf(ld: LossDistribution) -> tuple[np.ndarray, np.ndarray]:
+        key = ("window", shift, scale)
+        if key not in ld.cache:
+            base = ld.log_mgf(np.array([shift]))
+            ld.cache[key] = (ld.log_mgf(shift + theta) - base, ld.log_mgf(shift - theta) - base)
+        return ld.cache[key]
+
+    k_up = sum(count * mgf(ld)[0] for ld, count in parts)
+    k_down = sum(count * mgf(ld)[1] for ld, count in parts)
     log_tail = math.log(tail)
     hi = float(np.min((k_up - log_tail) / theta))
     lo = float(np.max((log_tail - k_down) / theta))
@@ -686,11 +709,14 @@ def tilt_for(
     """The tilt ``θ >= 0`` (loss units) at which to compose ``parts`` to read δ at ``eps`` or ε at ``delta``.
 
     ``K(θ) = Σ count · log Σ mass e^{θ ℓ}`` is the composed log-mgf. For ``eps``: the Chernoff
-    saddle point, argmin of ``K(θ) − θ ε``. For ``delta``: the θ whose Chernoff bound reaches
-    ``delta`` at the smallest ε (``(K(θ) − log δ)/θ`` smallest), i.e. the saddle point of the
-    Chernoff estimate of the answer. Searched on a geometric grid (and 0), then rounded to a
-    power of ``√2`` (:func:`quantize_tilt`): nearby questions share a composition. Any tilt is
-    valid; the saddle point makes the rounding terms smallest where δ is read.
+    saddle point, argmin of ``K(θ) − θ ε``, searched on a geometric grid (and 0) and rounded to
+    a power of ``√2`` (:func:`quantize_tilt`): nearby questions share a composition. For
+    ``delta``: that of the ε where the saddle point estimate of δ reaches ``delta`` (first on
+    the grid), so that the δ question at the answer usually reads the same composition. Any
+    tilt is valid; the saddle point makes the rounding terms smallest where δ is read. No tilt
+    (0) where the untilted composition's rounding terms move ε by less than a relative ``1e-5``
+    at δ (``delta`` if given, else the saddle point estimate of δ at ``eps``): give both to
+    decide for δ read at ``eps`` when δ is known.
 
     Examples
     --------
@@ -698,18 +724,74 @@ def tilt_for(
     >>> from shufflelib.composition.pld import from_log_pmfs, tilt_for
     >>> p = np.exp(0.1) / (1 + np.exp(0.1))
     >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
-    >>> tilt_for([(rr, 100)], delta=1e-6) > 1.0
+    >>> tilt_for([(rr, 100)], delta=1e-6), tilt_for([(rr, 100)], delta=1e-12) > 1.0  # untilted is fine at 1e-6
+    (0.0, True)
+    """
+    if eps is None and delta is None:
+        raise ValueError("give eps, delta or both")
+    k = sum(count * log_mgf(ld, _TILTS) for ld, count in parts)
+    # The saddle point estimate of δ at the ε where the tilt θ is the Chernoff point (ε = K'(θ)):
+    # log δ ≈ K(θ) − θ K'(θ) − log(θ (θ + 1)) − log(2π K''(θ)) / 2 (the hockey-stick integrand's
+    # Laplace transform is 1/(θ(θ + 1))); K' and K'' by differences on the grid of tilts.
+    t, kk = _TILTS[1:], k[1:]
+    k1 = np.gradient(kk, t)
+    k2 = np.maximum(np.gradient(k1, t), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        estimate = kk - t * k1 - np.log(t * (t + 1.0)) - 0.5 * np.log(2.0 * math.pi * k2)
+    fine = np.isfinite(estimate)
+    log_delta = None if delta is None else math.log(check_probability("delta", delta))
+    if eps is None:
+        below = np.flatnonzero(fine & (estimate <= log_delta))
+        eps = float(k1[below[0]]) if below.size else float(k1[-1])
+    best = int(np.argmin(k - _TILTS * eps))
+    theta = float(_TILTS[best])
+    if log_delta is None:  # δ at eps, estimated at its saddle point (the Chernoff bound if not finite)
+        j = max(best - 1, 0)
+        log_delta = float(estimate[j]) if best > 0 and fine[j] else float(k[best] - theta * eps)
+    # Untilted, the rounding terms are at most ``untilted``: where they move ε by less than a
+    # relative 1e-5 (δ's slope in ε is about θ δ), the untilted composition is kept: its window
+    # is never wider (a tilt can make a round's far, rare atoms carry most of the tilted mass).
+    untilted = _untilted_slack(parts)
+    if untilted <= 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
+        return 0.0
+    return quantize_tilt(theta)
+
+
+def _untilted_slack(parts: Sequence[tuple[LossDistribution, int]]) -> float:
+    """The slack of ``compose(parts)`` untilted, at most (its window's length from the Chernoff bound)."""
+    lo, hi = _window(parts, WINDOW_TAIL)
+    length = hi - lo + 1
+    total = sum(count for _, count in parts)
+    rounding = 5.0 * (total + 2 + len(parts)) * math.log2(max(length, 2)) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
+    return 2.0 * WINDOW_TAIL + rounding * math.sqrt(length)
+
+
+def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, eps: float) -> float:
+    """An upper bound on the slack at ``eps`` of ``compose(parts, tilt=tilt)`` (single rounds), without composing.
+
+    ``e^{K(θ) − θ ε} (2 · TILTED_TAIL + rounding · g)``: ``K`` the composed log-mgf, the rounding
+    budget of :func:`compose` at the longest FFT allowed, and ``g`` the bound on the weights'
+    norm of :meth:`LossDistribution._slack` (for ``θ = 0``: ``WINDOW_TAIL``, and the square root
+    of the longest FFT).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import from_log_pmfs, predicted_slack
+    >>> p = np.exp(0.1) / (1 + np.exp(0.1))
+    >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
+    >>> predicted_slack([(rr, 100)], 5.0, 3.0) < 1e-10 < predicted_slack([(rr, 100)], 0.0, 3.0)  # tilted, untilted
     True
     """
-    if (eps is None) == (delta is None):
-        raise ValueError("give exactly one of eps and delta")
-    k = sum(count * log_mgf(ld, _TILTS) for ld, count in parts)
-    if eps is not None:
-        return quantize_tilt(float(_TILTS[int(np.argmin(k - _TILTS * eps))]))
-    log_delta = math.log(check_probability("delta", delta))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        where = np.where(_TILTS > 0, (k - log_delta) / _TILTS, np.inf)
-    return quantize_tilt(float(_TILTS[int(np.argmin(where))]))
+    total = sum(count for _, count in parts)
+    rounding = 5.0 * (total + 2 + len(parts)) * math.log2(MAX_FFT_LENGTH) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
+    step = parts[0][0].step
+    if tilt <= 0.0:
+        return 2.0 * WINDOW_TAIL + rounding * math.sqrt(MAX_FFT_LENGTH)
+    k = float(sum(count * log_mgf(ld, np.array([tilt]))[0] for ld, count in parts))
+    norm = min(math.sqrt(MAX_FFT_LENGTH), 1.0 / math.sqrt(-math.expm1(-2.0 * tilt * step)))
+    scale = k - tilt * eps
+    return math.inf if scale > 700.0 else math.exp(scale) * (2.0 * TILTED_TAIL + rounding * norm)
 
 
 def quantize_tilt(theta: float) -> float:
