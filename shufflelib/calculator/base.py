@@ -20,6 +20,7 @@ from ..composition.model import RoundModel, composed_record
 
 __all__ = [
     "COMPOSE",
+    "SAMPLE_RATE",
     "composed_answer",
     "Question",
     "QUESTIONS",
@@ -206,7 +207,7 @@ class Family(ABC):
     >>> from shufflelib.calculator import FAMILIES
     >>> family = FAMILIES[0]
     >>> [arg.flag for arg in family.arguments(QUESTIONS[0])]
-    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose']
+    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose', '--sample-rate']
     >>> record = family.ask(QUESTIONS[0], "clones", {"n": "1e4", "eps0": "1", "delta": "1e-6"})
     >>> record["n"], 0 < record["eps"] < 1
     (10000, True)
@@ -274,6 +275,17 @@ COMPOSE = Argument(
     "T",
     required=False,
     number=Number(integer=True, low=1, high=MAX_ROUNDS),
+)
+
+
+#: ``--sample-rate``: each user takes part in a round with this probability (the uniform family).
+SAMPLE_RATE = Argument(
+    "--sample-rate",
+    "probability q that a user takes part in a round, in (0, 1] (Poisson subsampling of the users; "
+    "substitution neighbours; with or without --compose)",
+    "Q",
+    required=False,
+    number=Number(low=0, high=1, open_low=True),
 )
 
 

@@ -38,13 +38,13 @@ bound only if the round's bound is (the calculator keeps the warning).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.stats import binom
 
-from .._validation import check_eps0, check_int, check_n, check_positive, check_probability
+from .._validation import EPS0_LIMIT, check_eps0, check_int, check_n, check_positive, check_probability
 from ..bounds import AmplificationBound
 from ..bounds.base import NotApplicableError
 from ..bounds.clones import ClonePairBound, binomial_range
@@ -53,6 +53,7 @@ from ..bounds.krr_worst_case import worst_case_delta
 from ..bounds.stronger_clones import StrongerClones
 from ..bounds.thinned_clones import ThinnedClones
 from ..bounds.variation_ratio import VariationRatioBound
+from ..curves import invert_profile
 from ..segmented.clone_pairs import RESOLUTION
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import clone_pair_pld
@@ -70,6 +71,7 @@ from .model import (
 )
 from .pld import MERGE_REACH, LossDistribution, from_log_pmfs
 from .profile import profile_end, sampled_profile_pld
+from .subsampling import randomized_response_profile, subsampled_profile
 
 __all__ = [
     "LOWER_PAIR_REFINE",
@@ -96,6 +98,7 @@ __all__ = [
     "profile_step",
     "round_distributions",
     "route",
+    "subsampled_model",
 ]
 
 #: Largest number of rounds accepted (beyond, the FFT windows outgrow memory at useful steps).
@@ -343,8 +346,11 @@ def bound_step(bound: AmplificationBound, n: int, eps0: float, rounds: int) -> f
     return profile_step(profile_end(_bound_profile(bound, n, eps0), eps0), rounds)
 
 
-def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
+def bound_model(bound: AmplificationBound, n: int, sample_rate: float | None = None) -> RoundModel:
     """The :class:`~shufflelib.composition.model.RoundModel` of ``n`` users running ``bound``, in ``eps0``.
+
+    With ``sample_rate`` ``q``: each user takes part in a round with probability ``q``
+    (:func:`subsampled_model`).
 
     Examples
     --------
@@ -354,6 +360,8 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
     'composed: the stronger-clone pair, which'
     """
     n = check_n(n)
+    if sample_rate is not None:
+        return subsampled_model(bound, n, sample_rate)
     how = route(bound, n)
     note = None
     if isinstance(bound, ExactKRR) and how == "pair":
@@ -386,6 +394,77 @@ def bound_model(bound: AmplificationBound, n: int) -> RoundModel:
         coarse=COARSE,
         cap=lambda e0: e0,  # every shuffled eps0-LDP protocol is eps0-DP
         companion=lambda e0, step, reach: round_distributions(bound, n, e0, step, companion=True, reach=reach)[0],
+    )
+
+
+def _profile_at_users(bound: AmplificationBound, users: int, eps0: float) -> Callable[[np.ndarray], np.ndarray]:
+    """A vectorized upper bound on the shuffle's δ(ε) at ``users`` users: the bound's own pair (connected
+    on its default grid) or profile; randomized response where the bound does not apply there."""
+    if bound.validity(users, eps0) is not None:
+        return randomized_response_profile(eps0)
+    how = route(bound, users)
+    composed = _composed_bound(bound, how)
+    if how == "profile":
+        return _bound_profile(composed, users, eps0)
+    lds, _ = round_distributions(composed, users, eps0, default_step(users, eps0, 1))
+    return lambda e: np.max([ld.profile(e) for ld in lds], axis=0)
+
+
+#: Profile points of a subsampled round (every point of its grid): its profile is vectorized and
+#: cheap, and the pair built from 128 points loses about 3 % of ε over 100 rounds (q = 1, where
+#: the pair route is the truth), from every point about 0.1 %.
+SUBSAMPLED_POINTS = 2048
+
+
+def subsampled_model(bound: AmplificationBound, n: int, q: float) -> RoundModel:
+    """The round model of ``n`` users each taking part with probability ``q``, running ``bound``, in ``eps0``.
+
+    The profile route of the subsampled round's profile
+    (:func:`~shufflelib.composition.subsampling.subsampled_profile`: substitution neighbours,
+    the shuffle bound at the number of participants, Zhu, Dong and Wang's subsampled pair per
+    count of reports, symmetrized); pure DP from ``log(1 + π_max (e^{ε₀} − 1))`` on.
+
+    Raises
+    ------
+    NotApplicableError
+        For a lower bound (``krr-two-pair-lower``): the construction composes upper bounds.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model, composed_epsilon
+    >>> sc = StrongerClones(mechanism="krr", k=2)
+    >>> full = composed_epsilon(bound_model(sc, 10_000), 1.0, 10, 1e-6)["eps"]
+    >>> tenth = composed_epsilon(bound_model(sc, 10_000, sample_rate=0.1), 1.0, 10, 1e-6)["eps"]
+    >>> tenth < full
+    True
+    """
+    n = check_n(n)
+    if not bound.upper:
+        raise NotApplicableError(
+            f"{bound.name} bound not applicable: subsampled rounds compose upper bounds, and it is a lower bound"
+        )
+    cache: dict[float, tuple[Callable[[np.ndarray], np.ndarray], float]] = {}
+
+    def round_profile(eps0: float) -> tuple[Callable[[np.ndarray], np.ndarray], float]:
+        if eps0 not in cache:
+            if len(cache) > 16:
+                cache.clear()
+            # A pair's profile is vectorized; a bound's own is costly per point: tabulated.
+            tabulate = route(bound, n) == "profile"
+            cache[eps0] = subsampled_profile(lambda k: _profile_at_users(bound, k, eps0), n, eps0, q, tabulate=tabulate)
+        return cache[eps0]
+
+    def epsilon(eps0: float, delta: float) -> float:
+        profile, _ = round_profile(eps0)
+        return invert_profile(lambda e: float(profile(np.array([e]))[0]), delta)
+
+    return profile_model(
+        lambda e0: round_profile(e0)[0],
+        epsilon,
+        lambda eps, delta: EPS0_LIMIT,  # no closed single-round answer: the search starts at the box's top
+        cap=lambda e0: round_profile(e0)[1],
+        points=SUBSAMPLED_POINTS,
     )
 
 

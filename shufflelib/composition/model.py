@@ -737,7 +737,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         if not two_stages and not math.isnan(b) and b <= bottom:
             # Stage 1 evaluated the bottom on the default grid: nothing reaches.
             raise NotApplicableError(
-                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+                f"not applicable: no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
             )
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
     elif not math.isnan(b) and math.isnan(start) and two_stages:
@@ -802,7 +802,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         t -= math.log(2.0)
         if t < bottom - math.log(2.0):
             raise NotApplicableError(
-                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+                f"not applicable: no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
             )
         if score(math.exp(t)) <= 0:
             good = t
@@ -845,7 +845,7 @@ def composed_record(
     if command == "epsilon":
         r = composed_epsilon(model, x, rounds, y)
         if not math.isfinite(r["eps"]):
-            raise NotApplicableError(f"no finite eps reaches delta={y} in {rounds} rounds")
+            raise NotApplicableError(f"not applicable: no finite eps reaches delta={y} in {rounds} rounds")
         out.update({key: r[key] for key in ("eps", "method", "error", "lower_bound")})
         out["error"] = _finite_or_none(r["error"])
         # A baseline that certifies nothing (e.g. Rényi DP of a profile without a cap) is null.

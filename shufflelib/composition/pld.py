@@ -322,6 +322,33 @@ class LossDistribution:
                 self.tail_mass + self.rounding * norm
             )
 
+    def profile(self, eps: np.ndarray) -> np.ndarray:
+        """δ at an array of ``eps >= 0`` at once (a single round: no slack terms; the hockey-stick
+        divergence of the distribution as it is, plus ``inf_mass``).
+
+        On ``(ℓ_{i−1}, ℓ_i]`` δ is ``A − e^{ε − ℓ_i} B`` (the sums of :meth:`epsilon`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from shufflelib.composition.pld import LossDistribution
+        >>> ld = LossDistribution(step=0.5, offset=-2, mass=np.array([0.25, 0, 0, 0, 0.75]))
+        >>> bool(np.allclose(ld.profile(np.array([0.0, 0.3, 2.0])), [ld.delta(0.0), ld.delta(0.3), 0.0]))
+        True
+        """
+        if not self.exact:
+            raise ValueError("profile reads a single round (a distribution without slack terms)")
+        eps = np.asarray(eps, dtype=float)
+        rev = self.mass[::-1]
+        tail = np.cumsum(rev)[::-1]
+        r = lfilter([1.0], [1.0, -math.exp(-self.step)], rev)[::-1]
+        grid = self.losses
+        i = np.searchsorted(grid, eps, side="right")  # the first grid point above ε
+        inside = i < grid.size
+        j = np.minimum(i, grid.size - 1)
+        value = np.where(inside, tail[j] - np.exp(eps - grid[j]) * r[j], 0.0)
+        return np.clip(value, 0.0, 1.0) + self.inf_mass
+
     def _epsilon_search(self, delta: float) -> float:
         """:meth:`epsilon` by a certified search on :meth:`delta` (the slow path)."""
         return invert_profile(self.delta, delta, upper=self.pessimistic)
