@@ -57,6 +57,7 @@ from .profile import (
 
 __all__ = [
     "COARSE",
+    "COMPANION_REFINE",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "RoundModel",

@@ -83,6 +83,9 @@ __all__ = [
     "KINDS",
     "MAX_FFT_LENGTH",
     "MERGE_REACH",
+    "SPECTRUM_FLOOR",
+    "TILTED_TAIL",
+    "WINDOW_TAIL",
     "LossDistribution",
     "WindowTooWide",
     "compose",
@@ -90,6 +93,7 @@ __all__ = [
     "from_log_pmfs",
     "log_mgf",
     "predicted_slack",
+    "quantize_tilt",
     "self_compose",
     "tilt_for",
     "window_tail",
@@ -798,7 +802,7 @@ def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, 
 
     ``e^{K(θ) − θ ε} (2 · TILTED_TAIL + rounding · g)``: ``K`` the composed log-mgf, the rounding
     budget of :func:`compose` at the longest FFT allowed, and ``g`` the bound on the weights'
-    norm of :meth:`LossDistribution._slack` (for ``θ = 0``: ``WINDOW_TAIL``, and the square root
+    norm of the distribution's slack (for ``θ = 0``: ``WINDOW_TAIL``, and the square root
     of the longest FFT).
 
     Examples
