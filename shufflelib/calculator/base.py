@@ -295,9 +295,9 @@ def composed_answer(
     """The record entries of ``question`` for ``rounds`` composed rounds of ``model``.
 
     ``x, y`` are the question's two given values (:func:`question_inputs`); ``answer`` is the
-    key of the eps0 question's answer (default ``question.answer``). A model's ``note`` (e.g. the
-    end of a bracket that is composed) is also the record's ``warning``, printed on stderr (a
-    family puts its soundness warning, if any, over it).
+    key of the eps0 question's answer (default ``question.answer``). A model's ``note`` (e.g. which
+    pair stands for a bracket's end) goes into the record only: stderr carries warnings, which
+    are about validity (``warning: not a valid bound for …``), and this is none.
 
     Examples
     --------
@@ -307,10 +307,7 @@ def composed_answer(
     >>> r["route"], 0 < r["delta"] < 1e-3
     ('profile', True)
     """
-    record = composed_record(question.command, model, x, y, rounds, answer or question.answer)
-    if "note" in record:
-        record["warning"] = record["note"]
-    return record
+    return composed_record(question.command, model, x, y, rounds, answer or question.answer)
 
 
 def question_inputs(question: Question, first: Argument = EPS0) -> tuple[Argument, Argument]:

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -85,9 +85,6 @@ COARSE = 2.0
 FITTED_FFT_LENGTH = 2**22
 
 
-Parts = Sequence[tuple[LossDistribution, int]]
-
-
 class ComposedCurve(PrivacyCurve):
     """The privacy curve of composed rounds, from one round's discretized loss distributions.
 
@@ -121,11 +118,11 @@ class ComposedCurve(PrivacyCurve):
 
     def __init__(
         self,
-        parts: Sequence[Parts | LossDistribution],
+        parts: Sequence[Sequence[tuple[LossDistribution, int]] | LossDistribution],
         lower_bound: bool = False,
         pure: float | None = None,
         *,
-        companions: Sequence[Sequence[Parts | LossDistribution]] | None = None,
+        companions: Sequence[Sequence[Sequence[tuple[LossDistribution, int]] | LossDistribution]] | None = None,
         max_length: int = MAX_FFT_LENGTH,
     ) -> None:
         if not parts:
@@ -160,7 +157,7 @@ class ComposedCurve(PrivacyCurve):
         """The composed distributions of the orders, untilted (for plots and inspection)."""
         return tuple(self._composed(i, False, 0.0) for i in range(len(self.parts)))
 
-    def _parts(self, which: int) -> tuple[Parts, ...]:
+    def _parts(self, which: int) -> tuple[tuple[tuple[LossDistribution, int], ...], ...]:
         """The orders' parts of the curve (``which = -1``) or of companion ``which``."""
         return self.parts if which < 0 else self.companions[which]
 
@@ -302,7 +299,9 @@ class ComposedCurve(PrivacyCurve):
         return (max(others), mine) if self.upper else (mine, min(others))
 
 
-def _as_parts(part: Parts | LossDistribution) -> tuple[tuple[LossDistribution, int], ...]:
+def _as_parts(
+    part: Sequence[tuple[LossDistribution, int]] | LossDistribution,
+) -> tuple[tuple[LossDistribution, int], ...]:
     """One order's rounds as ``((distribution, count), …)``."""
     if isinstance(part, LossDistribution):
         return ((part, 1),)
@@ -350,6 +349,10 @@ class RoundModel:
         parts up to ``reach`` points; an upper bound for ``"lower pair"``), for the curve's
         :meth:`~ComposedCurve.bracket`, or ``None`` (a profile: no pair to bracket). Built on
         the grids :data:`COMPANION_REFINE` times finer than the curve's.
+    alternative
+        Another valid model of the same round (e.g. a bound's pair, and a second bound's profile
+        for the same protocol), or ``None``: the three questions answer with the tighter of the
+        two (the smaller ε or δ, the larger local parameter), and the record says which route.
 
     Examples
     --------
@@ -371,6 +374,7 @@ class RoundModel:
     cap: Callable[[float], float | None] = field(default=lambda x: None)
     top: float | None = None
     companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
+    alternative: RoundModel | None = None
 
     def curve(
         self,
@@ -577,6 +581,13 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     True
     """
     delta = check_probability("delta", delta)
+    if model.alternative is not None:
+        first = composed_epsilon(replace(model, alternative=None), x, rounds, delta)
+        try:
+            second = composed_epsilon(model.alternative, x, rounds, delta)
+        except NotApplicableError:
+            return first
+        return first if first["eps"] <= second["eps"] else second
     single, curve = model.fitted(x, rounds, delta=delta, bracket=True)
     cache: dict[float, float] = {}
 
@@ -611,6 +622,7 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
         "error": max(error, 0.0) if math.isfinite(error) else error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
+        "note": model.note,
     }
 
 
@@ -627,6 +639,13 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     >>> 0 < r["delta"] < 1e-6, r["method"]
     (True, 'pld')
     """
+    if model.alternative is not None:
+        first = composed_delta(replace(model, alternative=None), x, rounds, eps)
+        try:
+            second = composed_delta(model.alternative, x, rounds, eps)
+        except NotApplicableError:
+            return first
+        return first if first["delta"] <= second["delta"] else second
     single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
@@ -642,6 +661,7 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
         "error": error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
+        "note": model.note,
     }
 
 
@@ -670,6 +690,16 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     """
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
+    if model.alternative is not None:  # the tighter model allows the larger local parameter
+        answers = []
+        for one in (replace(model, alternative=None), model.alternative):
+            try:
+                answers.append(largest_composed(one, rounds, eps, delta, rtol=rtol))
+            except NotApplicableError as refusal:
+                reason = refusal
+        if not answers:
+            raise reason
+        return max(answers)
     hi = model.largest(eps, delta)
     if hi <= 0.0:  # one round reaches the target only at x = 0 (a victim who never reports): so do T
         return 0.0
@@ -843,8 +873,10 @@ def composed_record(
     ('profile', ['advanced', 'naive', 'rdp'])
     """
     out: dict[str, object] = {"compose": rounds, "route": model.route}
+    note = model.note
     if command == "epsilon":
         r = composed_epsilon(model, x, rounds, y)
+        out["route"], note = r["route"], r["note"]
         if not math.isfinite(r["eps"]):
             raise NotApplicableError(f"not applicable: no finite eps reaches delta={y} in {rounds} rounds")
         out.update({key: r[key] for key in ("eps", "method", "error", "lower_bound")})
@@ -853,14 +885,15 @@ def composed_record(
         out["baselines"] = {key: r[key] if math.isfinite(r[key]) else None for key in ("rdp", "advanced", "naive")}
     elif command == "delta":
         r = composed_delta(model, x, rounds, y)
+        out["route"], note = r["route"], r["note"]
         out.update({key: r[key] for key in ("delta", "method", "error", "lower_bound")})
         out["error"] = _finite_or_none(r["error"])
     elif command == "eps0":
         out[answer] = largest_composed(model, rounds, x, y)
     else:
         raise ValueError(f"command must be epsilon, delta or eps0, got {command!r}")
-    if model.note:
-        out["note"] = model.note
+    if note:
+        out["note"] = note
     return out
 
 

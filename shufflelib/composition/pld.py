@@ -284,8 +284,10 @@ class LossDistribution:
 
         def solve(i: int, target: float) -> float:
             """The ε in ``[grid[i-1], grid[i]]`` where the closed form reaches ``target`` (clipped)."""
-            a, b = float(tail[i]) + fixed, float(r[i])  # on (grid[i-1], grid[i]]: δ = a − e^{ε − grid[i]} b
-            value = grid[i] + math.log((a - target) / b) if a > target and b > 0 else grid[i]
+            a, b, target = float(tail[i]) + fixed, float(r[i]), float(target)  # δ = a − e^{ε − grid[i]} b
+            if not (a > target > 0.0 and b > 0.0):  # no root inside (or the slack there swamps δ)
+                return float(grid[i])
+            value = float(grid[i]) + math.log((a - target) / b)
             return min(max(value, grid[i - 1] if i > 0 else 0.0, 0.0), grid[i])
 
         if up:
