@@ -65,8 +65,31 @@ ROWS = [
     ("krr-two-pair-lower", 1_000, 2.0, 10, 1e-9),
 ]
 
-#: The same rows before issue 26 (commit 55e9d80): (answer, CPU seconds in process).
-BEFORE: dict[tuple, tuple[float, float]] = {}
+#: The same rows before issue 26 (commit 55e9d80, measured with this script's ``ask`` on the same
+#: machine, under load): (answer, CPU seconds in process).
+BEFORE: dict[tuple, tuple[float, float]] = {
+    ("stronger-clones", 1000, 1.0, 1, 1e-06): (0.14867061697276704, 0.4),
+    ("stronger-clones", 100000, 0.5, 100, 1e-06): (0.06451267940876038, 0.14),
+    ("stronger-clones", 10000, 2.0, 1000, 1e-08): (5.7464745185873785, 1.52),
+    ("stronger-clones", 1000000, 1.0, 1000, 1e-06): (0.15347715574043838, 0.23),
+    ("stronger-clones", 2, 1.0, 100, 0.001): (56.39877117505805, 0.18),
+    ("stronger-clones", 2, 0.05, 10, 1e-06): (0.42023826793243146, 0.08),
+    ("stronger-clones", 30, 1.0, 1000, 1e-06): (60.920345492262946, 0.42),
+    ("stronger-clones", 1000, 0.05, 100, 1e-12): (0.10230934991851656, 0.07),
+    ("stronger-clones", 1000, 10.0, 10, 1e-06): (99.99999899395175, 0.18),
+    ("stronger-clones", 100000, 3.0, 10000, 1e-09): (13.156648400409082, 0.6),
+    ("stronger-clones", 1000000, 10.0, 10000, 1e-12): (378.0403640178333, 0.62),
+    ("stronger-clones", 1000000, 0.05, 10000, 0.001): (0.007546023062134692, 0.35),
+    ("stronger-clones", 10000000, 1.0, 10000, 1e-09): (0.26084161822555285, 0.38),
+    ("stronger-clones", 1000000000, 1.0, 1000, 1e-12): (0.012309523257264856, 0.63),
+    ("stronger-clones", 1000000000, 0.05, 10000, 1e-06): (0.002200065156135731, 0.73),
+    ("stronger-clones", 1000000000, 10.0, 100, 0.001): (0.12464218872833642, 0.17),
+    ("clones", 10000, 1.0, 100, 1e-06): (0.6280019492346973, 0.15),
+    ("clones", 1000000, 3.0, 1000, 1e-10): (2.0353352505641045, 0.19),
+    ("thinned-clones", 100000, 1.0, 100, 1e-06): (0.15247683919701277, 0.13),
+    ("krr-two-pair-lower", 10000, 1.0, 100, 1e-06): (0.41066117261123475, 0.06),
+    ("krr-two-pair-lower", 1000, 2.0, 10, 1e-09): (1.3731839893398248, 0.04),
+}
 
 
 def clone_probability(bound: str, eps0: float) -> float:
@@ -116,8 +139,11 @@ def reference(row: tuple, answer: float) -> tuple[float, float]:
 
 
 def tightness(use_reference: bool, rows: list[tuple]) -> None:
-    print("| bound | n | ε₀ | T | δ | answer | error field | reference bracket | truth bracket | excess | CPU s |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| bound | n | ε₀ | T | δ | answer | error field | reference bracket | truth bracket | excess | CPU s "
+        "| before: answer | before: excess | before: CPU s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         bound, n, eps0, rounds, delta = row
         record, cpu = ask(row)
@@ -133,9 +159,14 @@ def tightness(use_reference: bool, rows: list[tuple]) -> None:
             hi = min(eps, ref[1]) if not math.isnan(ref[1]) else eps
             excess = f"{eps / lo - 1.0:.4%}" if lo > 0 else "—"
         shown = f"[{ref[0]:.7g}, {ref[1]:.7g}]" if not math.isnan(ref[0]) else "—"
+        old, old_cpu = BEFORE.get(row, (math.nan, math.nan))
+        if lower:
+            old_excess = f"−{1.0 - old / hi:.4%}" if old <= hi else f"+{old / hi - 1.0:.4%}"
+        else:
+            old_excess = f"{old / lo - 1.0:.4%}" if lo > 0 else "—"
         print(
             f"| {bound} | {n:.0e} | {eps0} | {rounds} | {delta:.0e} | {eps:.7g} | {error:.2e} | {shown} "
-            f"| [{lo:.7g}, {hi:.7g}] | {excess} | {cpu:.2f} |",
+            f"| [{lo:.7g}, {hi:.7g}] | {excess} | {cpu:.2f} | {old:.7g} | {old_excess} | {old_cpu:.2f} |",
             flush=True,
         )
 
