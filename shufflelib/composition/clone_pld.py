@@ -112,7 +112,12 @@ def clone_count_law(
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
     size = hi - lo + 1
-    width = 1 if size <= EXACT_COUNTS else max(1, math.floor(width_rtol * max(lo, 1)))
+    # One block per count where the counts are few or small (each then narrower than width_rtol of
+    # itself); wide blocks where they are many or large (10^9 users, ε₀ near 0: a few hundred counts
+    # near 10^9, one block rather than 10^8 atoms).
+    width = max(1, math.floor(width_rtol * max(lo, 1)))
+    if size <= EXACT_COUNTS and width * 4 <= size:
+        width = 1  # few counts, each a small part of the range: every count exact
     start = np.arange(lo, hi + 1, width, dtype=float)
     stop = np.minimum(start + width - 1.0, float(hi))
     if upper:

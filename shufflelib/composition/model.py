@@ -36,6 +36,7 @@ target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_ta
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -58,6 +59,7 @@ from .profile import (
 __all__ = [
     "COARSE",
     "COMPANION_REFINE",
+    "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "RoundModel",
@@ -665,19 +667,31 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     }
 
 
-def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
+#: CPU seconds the ε₀ question's search may take (:func:`largest_composed`): then it answers with
+#: the largest local parameter already certified (a valid answer, with a warning).
+SEARCH_BUDGET = 1.0
+
+
+class _OutOfTime(Exception):
+    """The search of :func:`largest_composed` used its budget."""
+
+
+def largest_composed(
+    model: RoundModel,
+    rounds: int,
+    eps: float,
+    delta: float,
+    *,
+    rtol: float = 1e-3,
+    budget: float = SEARCH_BUDGET,
+    info: dict | None = None,
+) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
-    The answer ``x`` has been checked: its composed ε on the default grid (the curve
-    ``model.curve(x, rounds, delta=delta)``) is ``<= eps``; it is
-    within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
-    discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
-    steps converge, and otherwise the bisection that follows them is.
-
-    Raises
-    ------
-    NotApplicableError
-        If not even ``x = eps / (2 rounds)`` (nor ``smallest``) reaches the target.
+    Every answer is certified (its composed ε was evaluated ``<= eps``); a search that uses its
+    ``budget`` of CPU seconds answers with the largest ``x`` certified so far (or, for a model whose
+    cap is ``x`` itself, ``eps / rounds``: pure DP), and ``info`` (a dict, if given) receives
+    ``{"exact": False, "lower": x, "upper": the smallest x found not to reach}``.
 
     Examples
     --------
@@ -688,13 +702,40 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     >>> model.curve(e0, 10, delta=1e-6).epsilon(1e-6) <= 1.0
     True
     """
+    deadline = time.process_time() + budget
+    found: dict[str, float] = {"good": -math.inf, "bad": math.inf}
+    try:
+        return _largest_composed(model, rounds, eps, delta, rtol, deadline, found)
+    except _OutOfTime:
+        good = found["good"]
+        if not math.isfinite(good) and model.cap(1.0) == 1.0 and model.cap(2.0) == 2.0:
+            good = eps / rounds * (1.0 - 1e-12)  # T rounds of an x-DP round are (T x, 0)-DP
+        if not math.isfinite(good):
+            raise NotApplicableError(
+                f"not applicable: no local parameter was certified to reach eps={eps}, delta={delta} "
+                f"in {rounds} rounds within the search's budget"
+            ) from None
+        if info is not None:
+            info.update({"exact": False, "lower": good, "upper": found["bad"] if math.isfinite(found["bad"]) else None})
+        return good
+
+
+def _largest_composed(
+    model: RoundModel, rounds: int, eps: float, delta: float, rtol: float, deadline: float, found: dict[str, float]
+) -> float:
+    """The search of :func:`largest_composed` (it raises :class:`_OutOfTime` past ``deadline``; ``found``
+    collects the largest certified and the smallest refused local parameter)."""
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
     if model.alternative is not None:  # the tighter model allows the larger local parameter
         answers = []
         for one in (replace(model, alternative=None), model.alternative):
             try:
-                answers.append(largest_composed(one, rounds, eps, delta, rtol=rtol))
+                answers.append(
+                    largest_composed(
+                        one, rounds, eps, delta, rtol=rtol, budget=max(deadline - time.process_time(), 0.0) / 2 + 0.05
+                    )
+                )
             except NotApplicableError as refusal:
                 reason = refusal
         if not answers:
@@ -712,11 +753,18 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         (``inf`` where the grid is too fine to build)."""
         key = (x, level if two_stages else 0)
         if key not in scores:
+            if time.process_time() > deadline:
+                raise _OutOfTime
             try:
                 value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
+            if key[1] == 0:  # the default grid: a certified answer, or a certified miss
+                if scores[key] <= 0:
+                    found["good"] = max(found["good"], x)
+                else:
+                    found["bad"] = min(found["bad"], x)
         return scores[key]
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
@@ -889,7 +937,16 @@ def composed_record(
         out.update({key: r[key] for key in ("delta", "method", "error", "lower_bound")})
         out["error"] = _finite_or_none(r["error"])
     elif command == "eps0":
-        out[answer] = largest_composed(model, rounds, x, y)
+        info: dict = {}
+        out[answer] = largest_composed(model, rounds, x, y, info=info)
+        if info:
+            upper = "its top" if info["upper"] is None else f"{info['upper']:.6g}"
+            bracket = f"[{info['lower']:.6g}, {upper}]"
+            out.update(info)
+            out["warning"] = (
+                f"not exact: the search stopped at its time budget; the value is a valid bound (its composed "
+                f"eps was checked), and the largest {answer} lies in {bracket}"
+            )
     else:
         raise ValueError(f"command must be epsilon, delta or eps0, got {command!r}")
     if note:
