@@ -282,7 +282,7 @@ class ComposedCurve(PrivacyCurve):
 
     def delta_bracket(self, eps: float) -> tuple[float, float]:
         """``(lower, upper)``: δ of the exact composition of the rounds' pair at ``eps`` lies between
-        (one end is :meth:`delta`, the other the best companion's; ``nan`` without one).
+        (one end is :meth:`~shufflelib.curves.PrivacyCurve.delta`, the other the best companion's; ``nan`` without one).
 
         Examples
         --------
