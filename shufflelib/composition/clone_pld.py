@@ -20,10 +20,10 @@ distribution functions would carry ``BINOM_RTOL`` of the *cdf* into the split, a
 error at fine grids). The mass beyond the listed atoms (below ``1e-32`` per count) goes to
 the lowest grid point or to ``+∞`` (upper bound) or is dropped (lower bound).
 
-Clone counts (:func:`clone_count_law`). The central range of ``C`` (binomial tail ``1e-20``
+Clone counts (:func:`clone_count_law`). The central range of ``C`` (binomial tail ``1e-40``
 per side) is cut into blocks: one per count up to 1024 counts, else blocks whose width is at
 most ``BLOCK_RTOL = 2e-4`` of their first count (the relative change of the loss scale
-across a block is then below ``1e-4``: at 10⁶ users about 90 blocks, at 10⁹ a handful). An
+across a block is then below ``1e-4``: at 10⁶ users about 140 blocks, at 10⁹ a handful). An
 upper bound uses each block's *smallest* count (one more clone is a post-processing: a fair
 coin added to ``A``, so fewer clones can only worsen the pair), sends the tail below the
 range to ``+∞`` and puts the tail above into the last block; a lower bound uses each block's
@@ -56,7 +56,7 @@ __all__ = [
 ]
 
 #: Tail of the clone count outside the blocks (per side).
-CENTRAL_TAIL = 1e-20
+CENTRAL_TAIL = 1e-40
 #: Number of blocks of :func:`round_blocks` (the personalized and population clone counts).
 BLOCKS = 128
 #: Central ranges up to this many clone counts are not grouped.
@@ -108,7 +108,7 @@ def clone_count_law(
     >>> up, m_up, _ = clone_count_law(10**6, 0.5)
     >>> low, m_low, _ = clone_count_law(10**6, 0.5, upper=False)
     >>> up.size, bool(((low - up) <= 2e-4 * up).all()), 1.0 <= float(m_up.sum() + below) < 1.0 + 1e-8
-    (94, True, True)
+    (136, True, True)
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
     size = hi - lo + 1

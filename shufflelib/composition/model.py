@@ -46,7 +46,16 @@ from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import NotApplicableError
 from ..curves import PrivacyCurve, invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
-from .pld import MAX_FFT_LENGTH, MERGE_REACH, LossDistribution, WindowTooWide, compose, predicted_slack, tilt_for
+from .pld import (
+    MAX_FFT_LENGTH,
+    MERGE_REACH,
+    LossDistribution,
+    WindowTooWide,
+    compose,
+    predicted_slack,
+    quantize_tilt,
+    tilt_for,
+)
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -190,10 +199,20 @@ class ComposedCurve(PrivacyCurve):
         parts = self._parts(which)[order]
         tilt = tilt_for(parts, delta=delta)
         seen: dict[float, float] = {}
-        for _ in range(4):
+        for attempt in range(4):
             composed = self._composed(order, which, tilt)
             eps = composed.epsilon(delta)
             seen[tilt] = eps
+            if not math.isfinite(eps) and attempt == 0:
+                # The estimate of the saddle point missed (the slack at that tilt exceeds δ):
+                # steeper tilts, whose slack falls faster in ε, then gentler ones.
+                for factor in (4.0, 16.0, 64.0, 256.0, 0.25, 1.0 / 16.0):
+                    other = quantize_tilt(max(tilt, 1e-2) * factor)
+                    eps = self._composed(order, which, other).epsilon(delta)
+                    if math.isfinite(eps):
+                        tilt = other
+                        seen[tilt] = eps
+                        break
             if not math.isfinite(eps):
                 return eps
             again = tilt_for(parts, eps=eps, delta=delta)

@@ -683,6 +683,9 @@ def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float, shift: f
     scale = max(1.0, float(top))
     theta = np.geomspace(1e-3 / scale, 50.0, 96)  # any θ gives a valid bound
 
+    if any(not np.any(ld.mass > 0.0) for ld, _ in parts):
+        return 0, top  # a round with no finite loss: the whole support (compose handles it first)
+
     def mgf(ld: LossDistribution) -> tuple[np.ndarray, np.ndarray]:
         key = ("window", shift, scale)
         if key not in ld.cache:
@@ -763,13 +766,16 @@ def tilt_for(
     if eps is None and delta is None:
         raise ValueError("give eps, delta or both")
     k = sum(count * log_mgf(ld, _TILTS) for ld, count in parts)
+    if not np.isfinite(k).all():  # a round with no finite loss (all at +∞): no tilt helps
+        return 0.0
     # The saddle point estimate of δ at the ε where the tilt θ is the Chernoff point (ε = K'(θ)):
     # log δ ≈ K(θ) − θ K'(θ) − log(θ (θ + 1)) − log(2π K''(θ)) / 2 (the hockey-stick integrand's
     # Laplace transform is 1/(θ(θ + 1))); K' and K'' by differences on the grid of tilts.
     t, kk = _TILTS[1:], k[1:]
-    k1 = np.gradient(kk, t)
-    k2 = np.maximum(np.gradient(k1, t), 1e-300)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
+        k1 = np.gradient(kk, t)
+        k2 = np.maximum(np.gradient(k1, t), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         estimate = kk - t * k1 - np.log(t * (t + 1.0)) - 0.5 * np.log(2.0 * math.pi * k2)
     fine = np.isfinite(estimate)
     log_delta = None if delta is None else math.log(check_probability("delta", delta))
