@@ -206,6 +206,31 @@ def test_bad_rounds_are_rejected(rounds):
         compose_bound(SC, 1_000, 1.0, rounds)
 
 
+@pytest.mark.parametrize(
+    "plan, named",
+    [
+        (Round(SC, 1_000, 1.0, 2), "rounds must be a list"),
+        ([], "at least one Round"),
+        ([(SC, 1_000, 1.0, 2)], r"rounds\[0\] must be a Round"),
+        ([Round(None, 1_000, 1.0)], r"rounds\[0\]\.bound"),
+        ([Round(SC, 1_000, 1.0), Round(SC, 1, 1.0)], r"rounds\[1\]\.n"),
+        ([Round(SC, 1_000, float("nan"))], r"rounds\[0\]\.eps0"),
+        ([Round(SC, 1_000, 0.0)], r"rounds\[0\]\.eps0"),
+        ([Round(SC, 1_000, 1.0, 0)], r"rounds\[0\]\.count"),
+        ([Round(SC, 1_000, 1.0, 2.5)], r"rounds\[0\]\.count"),
+    ],
+)
+def test_bad_plans_name_the_entry(plan, named):
+    with pytest.raises(ValueError, match=named):
+        compose_rounds(plan)
+
+
+@pytest.mark.parametrize("rtol", [0.0, -1e-3, 1.0, float("nan")])
+def test_bad_rtol_of_the_eps0_question_is_rejected(rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        max_eps0_composed(SC, 1_000, 1.0, 1e-6, 3, rtol=rtol)
+
+
 def test_non_composable_bounds_and_mixed_kinds_are_rejected():
     # A lower bound without an explicit pair (k = 3: the larger of two pairs) composes neither way.
     with pytest.raises(ValueError, match="not composable"):

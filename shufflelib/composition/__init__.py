@@ -479,6 +479,29 @@ def subsampled_model(bound: AmplificationBound, n: int, q: float) -> RoundModel:
     )
 
 
+def _checked_rounds(rounds: object) -> list[Round]:
+    """The plan of :func:`compose_rounds` as a list of valid :class:`Round` (``ValueError`` naming the entry)."""
+    if isinstance(rounds, Round) or not isinstance(rounds, Sequence) or isinstance(rounds, str):
+        raise ValueError(f"rounds must be a list of Round, got {type(rounds).__name__}")
+    if not rounds:
+        raise ValueError("rounds must hold at least one Round")
+    checked = []
+    for i, r in enumerate(rounds):
+        if not isinstance(r, Round):
+            raise ValueError(f"rounds[{i}] must be a Round(bound, n, eps0, count), got {type(r).__name__}")
+        if not isinstance(r.bound, AmplificationBound):
+            raise ValueError(f"rounds[{i}].bound must be an AmplificationBound, got {type(r.bound).__name__}")
+        checked.append(
+            replace(
+                r,
+                n=check_n(r.n, f"rounds[{i}].n"),
+                eps0=check_eps0(r.eps0, f"rounds[{i}].eps0"),
+                count=check_int(f"rounds[{i}].count", r.count, minimum=1),
+            )
+        )
+    return checked
+
+
 def compose_rounds(rounds: Sequence[Round], step: float | None = None) -> ComposedCurve:
     """Compose heterogeneous rounds (different bounds, ``n`` or ``eps0``).
 
@@ -506,10 +529,8 @@ def compose_rounds(rounds: Sequence[Round], step: float | None = None) -> Compos
     >>> sc.epsilon(10_000, 1.0, 1e-6) < both.epsilon(1e-6)
     True
     """
-    rounds = list(rounds)
-    if not rounds:
-        raise ValueError("rounds must hold at least one Round")
-    total = check_rounds(sum(check_int("count", r.count, minimum=1) for r in rounds))
+    rounds = _checked_rounds(rounds)
+    total = check_rounds(sum(r.count for r in rounds))
     if step is None:
         step = min(bound_step(r.bound, r.n, r.eps0, total) for r in rounds)
     step = check_positive("step", step)

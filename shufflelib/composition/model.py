@@ -721,6 +721,7 @@ def largest_composed(
     >>> model.curve(e0, 10, delta=1e-6).epsilon(1e-6) <= 1.0
     True
     """
+    rtol = check_probability("rtol", rtol)
     deadline = time.process_time() + budget
     found: dict[str, float] = {"good": -math.inf, "bad": math.inf}
     try:
