@@ -29,7 +29,7 @@ from shufflelib.bounds import (
     ThinnedClones,
     TwoPairKRRLowerBound,
 )
-from shufflelib.composition import bound_model, composed_delta, composed_epsilon
+from shufflelib.composition import bound_model, composed_delta, composed_epsilon, largest_composed
 
 SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 SC = StrongerClones(mechanism="krr", k=2)
@@ -91,3 +91,42 @@ def test_the_composed_questions_agree_both_ways(n, eps0, t, delta, kind):
     if 0.0 < back["delta"] and answer["eps"] < t * eps0:
         again = composed_epsilon(model, eps0, t, back["delta"])
         assert again["eps"] <= answer["eps"] * (1 + 1e-8) + 1e-12
+
+
+@SETTINGS
+@given(users, locals_, rounds, log_uniform(1e-3, 50.0), st.sampled_from(["pair", "profile", "subsampled"]))
+def test_the_composed_questions_agree_starting_from_eps(n, eps0, t, eps, kind):
+    bound = BlanketBennett(mechanism="krr", k=2) if kind == "profile" else SC
+    model = bound_model(bound, n, 0.1 if kind == "subsampled" else None)
+    try:
+        delta = composed_delta(model, eps0, t, eps)["delta"]
+    except NotApplicableError:
+        return
+    assert 0.0 <= delta <= 1.0
+    if not 1e-300 < delta < 1.0:
+        return
+    try:
+        back = composed_epsilon(model, eps0, t, delta)["eps"]
+    except NotApplicableError:
+        return
+    assert back <= eps * (1 + 1e-8) + 1e-12
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    log_uniform(10, 1e8).map(round), log_uniform(1e-3, 5.0), log_uniform(1, 1e3).map(round), log_uniform(1e-12, 1e-4)
+)
+def test_the_eps0_answer_is_certified_and_more_rounds_allow_no_more(n, eps, t, delta):
+    model = bound_model(SC, n)
+    try:
+        e0 = largest_composed(model, t, eps, delta)
+    except NotApplicableError:
+        return
+    assert composed_epsilon(model, e0, t, delta)["eps"] <= eps
+    try:
+        e0_more = largest_composed(model, 2 * t, eps, delta)
+    except NotApplicableError:
+        return
+    # Both answers are certified, rounded down to rtol = 1e-3 of the largest: the answer for
+    # 2T rounds is certified at 2T, hence at T; it is at most the largest eps0 of T (within rtol).
+    assert e0_more <= e0 * (1 + 2e-3)

@@ -262,7 +262,7 @@ class LossDistribution:
         """
         up = self.pessimistic
         fixed = self.inf_mass
-        if up and fixed >= delta:
+        if up and fixed > delta:
             return math.inf
         # Only the grid from loss 0 up matters (ε >= 0; the sums run from the top down).
         k0 = max(0, min(-self.offset, self.mass.size - 1))
@@ -298,7 +298,9 @@ class LossDistribution:
                     top = (self.log_scale + math.log(self.tail_mass / (delta - margin - fixed))) / self.tilt
                     candidate = max(top, float(grid[-1]), 0.0) * (1.0 + 1e-12) + 1e-15
                     return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
-                return math.inf if self.exact else self._epsilon_search(delta)
+                # No grid point is a margin below δ. The mass at +∞ may still be at most δ itself (a
+                # δ read back from this curve at its floor): the certified search on δ decides.
+                return self._epsilon_search(delta)
             i = int(hit[0])
             value = max(float(grid[i]), 0.0) if i == 0 or grid[i] <= 0.0 else solve(i, delta - margin - slack[i - 1])
             candidate = float(value) * (1.0 + 1e-12) + 1e-15
