@@ -499,7 +499,7 @@ class _Grid:
         return LossDistribution(self.step, lo, mass, 0.0, False, max_loss=max_loss)
 
 
-#: Grid points a part of a bin may be carried up, in :func:`_merge`, before it is rounded down.
+#: Grid points a part of a bin may be carried up, in the merging step (``_merge``), before it is rounded down.
 MERGE_REACH = 8
 
 
