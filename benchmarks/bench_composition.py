@@ -1,139 +1,174 @@
-"""Time the composition of shuffled rounds and print a Markdown table.
+"""Tightness and speed of ``--compose``: the calculator's answers beside the truth, and their CPU time.
 
-Run ``python benchmarks/bench_composition.py``. Each row composes ``T`` rounds
-of one bound at ``n`` users, ``eps0 = 1``, and answers ε at ``delta = 1e-6``;
-the columns split the wall-clock time into building one round's loss
-distribution, composing (FFT) and inverting (ε from δ), with the default grid
-step (discretization error ``T · step <= 0.01``). The target of issue 15 is
-``T = 1000`` at ``n = 1e6`` in at most 2 s for stronger clones and exact k-RR.
-A block gives the baselines (RDP, advanced, naive) for the same rows.
+Run ``python benchmarks/bench_composition.py [--no-reference] [--rows N]``. Three tables:
 
-Then the bounds that are only a privacy profile (``--compose`` builds a pair from the
-profile, :mod:`shufflelib.composition.profile`): the profile route against the pair route
-for stronger clones (how much the construction loses), the composed ε of profile bounds
-against the baselines, and the time of the ε₀ question ("largest ε₀ per round such that
-``T`` rounds are ``(1, 1e-6)``-DP") for every family, wall clock and CPU (the machine may be
-shared: the CPU time is the fairer number).
+1. **Tightness.** For a grid of pair-based bounds and inputs spanning ``T`` 1–10,000, ``n``
+   2–10⁹, ``ε₀`` 0.05–10 and δ 1e-12–1e-3, the calculator's composed ε (``epsilon --compose T
+   --json``, which the Python API's ``compose_bound(...).epsilon(δ)`` equals), its ``error``
+   field, an independent bracket of the truth where affordable
+   (:mod:`composition_reference`: the clone pair listed with scipy, every loss rounded up or
+   down on a grid ``h`` with ``T h`` at most ``2e-4`` of ε, else ``1e-3``, composed by numpy's FFT), the
+   tightest truth bracket the two give (``[max(answer − error, reference low), min(answer,
+   reference high)]``; for the lower-bound pair of ``krr-two-pair-lower`` the other way round)
+   and the excess ``answer / truth low − 1`` (at most this far above the truth; for a lower
+   bound, ``1 − answer / truth high``, at most this far below), with the command's CPU seconds
+   (in process, the interpreter's start-up excluded). The target of issue 26: every excess at
+   most 0.1 %.
+2. **Speed**: ``T = 1000`` at ``n = 10⁶`` (target 1 s of CPU) and the composed ε₀ question of
+   every family (target 2 s).
+3. The baselines beside the PLD answer.
+
+``BEFORE`` holds the answers and CPU seconds of the same rows measured on the code before
+issue 26 (commit 55e9d80, the same machine), for the table of the issue's note.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import io
+import json
+import math
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
-
-from shufflelib.bounds import (  # noqa: E402
-    BlanketBennett,
-    BlanketHoeffding,
-    ClonesClosedForm,
-    ClonesNumerical,
-    ErlingssonBound,
-    ExactKRR,
-    StrongerClones,
-    TwoPairKRRLowerBound,
-)
+from shufflelib.__main__ import main  # noqa: E402
 from shufflelib.calculator.base import QUESTIONS  # noqa: E402
 from shufflelib.calculator.registry import family_of  # noqa: E402
-from shufflelib.composition import (  # noqa: E402
-    ComposedCurve,
-    bound_model,
-    compare_composition,
-    composed_epsilon,
-    default_step,
-    round_distributions,
-)
-from shufflelib.composition.pld import compose  # noqa: E402
-from shufflelib.composition.profile import sampled_profile_pld  # noqa: E402
 
-EPS0, DELTA = 1.0, 1e-6
-ROWS = [(10**4, 10), (10**4, 100), (10**6, 100), (10**6, 1000), (10**8, 1000)]
-BOUNDS = [StrongerClones(mechanism="krr", k=2), TwoPairKRRLowerBound(mechanism="krr", k=2), ClonesNumerical()]
+#: (bound, n, eps0, rounds, delta): the tightness grid.
+ROWS = [
+    ("stronger-clones", 1_000, 1.0, 1, 1e-6),
+    ("stronger-clones", 100_000, 0.5, 100, 1e-6),
+    ("stronger-clones", 10_000, 2.0, 1000, 1e-8),
+    ("stronger-clones", 1_000_000, 1.0, 1000, 1e-6),
+    ("stronger-clones", 2, 1.0, 100, 1e-3),
+    ("stronger-clones", 2, 0.05, 10, 1e-6),
+    ("stronger-clones", 30, 1.0, 1000, 1e-6),
+    ("stronger-clones", 1_000, 0.05, 100, 1e-12),
+    ("stronger-clones", 1_000, 10.0, 10, 1e-6),
+    ("stronger-clones", 100_000, 3.0, 10_000, 1e-9),
+    ("stronger-clones", 1_000_000, 10.0, 10_000, 1e-12),
+    ("stronger-clones", 1_000_000, 0.05, 10_000, 1e-3),
+    ("stronger-clones", 10_000_000, 1.0, 10_000, 1e-9),
+    ("stronger-clones", 1_000_000_000, 1.0, 1000, 1e-12),
+    ("stronger-clones", 1_000_000_000, 0.05, 10_000, 1e-6),
+    ("stronger-clones", 1_000_000_000, 10.0, 100, 1e-3),
+    ("clones", 10_000, 1.0, 100, 1e-6),
+    ("clones", 1_000_000, 3.0, 1000, 1e-10),
+    ("thinned-clones", 100_000, 1.0, 100, 1e-6),
+    ("krr-two-pair-lower", 10_000, 1.0, 100, 1e-6),
+    ("krr-two-pair-lower", 1_000, 2.0, 10, 1e-9),
+]
 
-
-def timed(bound, n: int, rounds: int) -> tuple[float, float, float, float, int]:
-    """(ε, build s, compose s, invert s, FFT window) for one row."""
-    step = default_step(n, EPS0, rounds)
-    t0 = time.perf_counter()
-    lds, lower = round_distributions(bound, n, EPS0, step)
-    t1 = time.perf_counter()
-    composed = [compose([(ld, rounds)]) for ld in lds]
-    t2 = time.perf_counter()
-    eps = ComposedCurve(composed, lower_bound=lower).epsilon(DELTA)
-    t3 = time.perf_counter()
-    return eps, t1 - t0, t2 - t1, t3 - t2, composed[0].mass.size
-
-
-def main() -> None:
-    print(f"eps0 = {EPS0}, delta = {DELTA}\n")
-    print("| bound | n | T | eps | build (s) | compose (s) | invert (s) | total (s) | grid points |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for bound in BOUNDS:
-        for n, rounds in ROWS:
-            eps, b, c, i, size = timed(bound, n, rounds)
-            print(
-                f"| {bound.name} | {n:.0e} | {rounds} | {eps:.4f} | {b:.3f} | {c:.3f} | {i:.3f} "
-                f"| {b + c + i:.3f} | {size} |"
-            )
-    print("\n| bound | n | T | PLD | RDP | advanced | naive |")
-    print("|---|---|---|---|---|---|---|")
-    for bound in BOUNDS[:1]:
-        for n, rounds in ROWS[:4]:
-            r = compare_composition(bound, n, EPS0, rounds, DELTA)
-            print(
-                f"| {bound.name} | {n:.0e} | {rounds} | {r['pld']:.4f} | {r['rdp']:.4f} "
-                f"| {r['advanced']:.4f} | {r['naive']:.4f} |"
-            )
-
-    profile_vs_pair()
-    profile_bounds()
-    eps0_question()
+#: The same rows before issue 26 (commit 55e9d80, measured with this script's ``ask`` on the same
+#: machine, under load): (answer, CPU seconds in process).
+BEFORE: dict[tuple, tuple[float, float]] = {
+    ("stronger-clones", 1000, 1.0, 1, 1e-06): (0.14867061697276704, 0.4),
+    ("stronger-clones", 100000, 0.5, 100, 1e-06): (0.06451267940876038, 0.14),
+    ("stronger-clones", 10000, 2.0, 1000, 1e-08): (5.7464745185873785, 1.52),
+    ("stronger-clones", 1000000, 1.0, 1000, 1e-06): (0.15347715574043838, 0.23),
+    ("stronger-clones", 2, 1.0, 100, 0.001): (56.39877117505805, 0.18),
+    ("stronger-clones", 2, 0.05, 10, 1e-06): (0.42023826793243146, 0.08),
+    ("stronger-clones", 30, 1.0, 1000, 1e-06): (60.920345492262946, 0.42),
+    ("stronger-clones", 1000, 0.05, 100, 1e-12): (0.10230934991851656, 0.07),
+    ("stronger-clones", 1000, 10.0, 10, 1e-06): (99.99999899395175, 0.18),
+    ("stronger-clones", 100000, 3.0, 10000, 1e-09): (13.156648400409082, 0.6),
+    ("stronger-clones", 1000000, 10.0, 10000, 1e-12): (378.0403640178333, 0.62),
+    ("stronger-clones", 1000000, 0.05, 10000, 0.001): (0.007546023062134692, 0.35),
+    ("stronger-clones", 10000000, 1.0, 10000, 1e-09): (0.26084161822555285, 0.38),
+    ("stronger-clones", 1000000000, 1.0, 1000, 1e-12): (0.012309523257264856, 0.63),
+    ("stronger-clones", 1000000000, 0.05, 10000, 1e-06): (0.002200065156135731, 0.73),
+    ("stronger-clones", 1000000000, 10.0, 100, 0.001): (0.12464218872833642, 0.17),
+    ("clones", 10000, 1.0, 100, 1e-06): (0.6280019492346973, 0.15),
+    ("clones", 1000000, 3.0, 1000, 1e-10): (2.0353352505641045, 0.19),
+    ("thinned-clones", 100000, 1.0, 100, 1e-06): (0.15247683919701277, 0.13),
+    ("krr-two-pair-lower", 10000, 1.0, 100, 1e-06): (0.41066117261123475, 0.06),
+    ("krr-two-pair-lower", 1000, 2.0, 10, 1e-09): (1.3731839893398248, 0.04),
+}
 
 
-def profile_vs_pair() -> None:
-    """Stronger clones composed through its own pair and through the pair built from its profile."""
-    sc = StrongerClones(mechanism="krr", k=2)
-    print("\n| n | T | pair route | profile route | relative | pair discretization error |")
-    print("|---|---|---|---|---|---|")
-    for n in (10**4, 10**6):
-        for rounds in (1, 10, 100, 1000):
-            step = default_step(n, EPS0, rounds)
-            (pair,), _ = round_distributions(sc, n, EPS0, step)
-
-            def profile(e, n=n):
-                return np.array([sc.delta(n, EPS0, float(x)) for x in e])
-
-            built = sampled_profile_pld(profile, step, eps_max=EPS0)
-            e_pair = ComposedCurve([compose([(pair, rounds)])]).epsilon(DELTA)
-            e_prof = ComposedCurve([compose([(built, rounds)])]).epsilon(DELTA)
-            print(
-                f"| {n:.0e} | {rounds} | {e_pair:.5f} | {e_prof:.5f} | {e_prof / e_pair - 1:+.2%} "
-                f"| {rounds * step:.1e} |"
-            )
+def clone_probability(bound: str, eps0: float) -> float:
+    """The clone probability of the pair a bound composes (thinned clones: the stronger-clone pair;
+    the two-pair lower bound: its exact pair has no clone form, ``nan``)."""
+    if bound == "clones":
+        return math.exp(-eps0)
+    if bound == "krr-two-pair-lower":
+        return math.nan
+    return 2.0 / (math.exp(eps0) + 1.0)
 
 
-def profile_bounds() -> None:
-    """Composed ε of bounds that are only a profile, against the baselines (eps0 = 0.4, n = 1e4 / 1e6)."""
-    print("\n| bound | n | eps0 | T | one round | PLD (profile route) | RDP | advanced | naive |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    rows = [
-        (ErlingssonBound(), 10**4, 0.4),
-        (BlanketHoeffding(), 10**6, 1.0),
-        (BlanketBennett(), 10**6, 1.0),
-        (ClonesClosedForm(), 10**6, 1.0),
-        (ExactKRR(mechanism="krr", k=2), 50, 1.0),
-    ]
-    for bound, n, eps0 in rows:
-        model = bound_model(bound, n)
-        for rounds in (10, 100, 1000):
-            r = composed_epsilon(model, eps0, rounds, DELTA)
-            print(
-                f"| {bound.name} | {n:.0e} | {eps0} | {rounds} | {bound.epsilon(n, eps0, DELTA):.4f} "
-                f"| {r['eps']:.4f} | {r['rdp']:.4f} | {r['advanced']:.4f} | {r['naive']:.4f} |"
-            )
+def ask(row: tuple) -> tuple[dict, float]:
+    """The calculator's record for a row and its CPU seconds."""
+    bound, n, eps0, rounds, delta = row
+    argv = ["epsilon", "--bound", bound, "--n", str(n), "--eps0", repr(eps0), "--delta", repr(delta)]
+    if bound in ("stronger-clones", "thinned-clones", "krr-two-pair-lower"):
+        argv += ["--mechanism", "krr", "--k", "2"]
+    argv += ["--compose", str(rounds), "--json"]
+    out = io.StringIO()
+    t0 = time.process_time()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = main(argv)
+    cpu = time.process_time() - t0
+    if status != 0:
+        return {"eps": math.nan, "error": None}, cpu
+    return json.loads(out.getvalue().strip().splitlines()[-1]), cpu
+
+
+def reference(row: tuple, answer: float) -> tuple[float, float]:
+    """The independent bracket of the truth (``nan`` where unaffordable or not a clone pair)."""
+    from composition_reference import bracket, feasible_step
+
+    bound, n, eps0, rounds, delta = row
+    prob = clone_probability(bound, eps0)
+    if math.isnan(prob) or not answer > 0.0:
+        return math.nan, math.nan
+    sigma = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + (n - 1) * prob)
+    h = feasible_step(sigma, rounds, answer) or feasible_step(sigma, rounds, answer, width=1e-3)
+    if h is None:
+        return math.nan, math.nan
+    theta = max(answer - rounds * sigma**2 / 2.0, 0.0) / (rounds * sigma**2)  # the Gaussian saddle point
+    try:
+        return bracket(n, eps0, prob, rounds, delta, h, theta)
+    except (ValueError, MemoryError):
+        return math.nan, math.nan
+
+
+def tightness(use_reference: bool, rows: list[tuple]) -> None:
+    print(
+        "| bound | n | ε₀ | T | δ | answer | error field | reference bracket | truth bracket | excess | CPU s "
+        "| before: answer | before: excess | before: CPU s |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for row in rows:
+        bound, n, eps0, rounds, delta = row
+        record, cpu = ask(row)
+        eps, error = record["eps"], record.get("error")
+        lower = bound == "krr-two-pair-lower"
+        ref = reference(row, eps) if use_reference else (math.nan, math.nan)
+        if lower:  # the answer is a lower bound: truth in [max(answer, ref low), min(answer + error, ref high)]
+            lo = max(eps, ref[0]) if not math.isnan(ref[0]) else eps
+            hi = min(eps + error, ref[1]) if not math.isnan(ref[1]) else eps + error
+            excess = f"−{1.0 - eps / hi:.4%}" if hi > 0 else "0"
+        else:
+            lo = max(eps - error, ref[0]) if not math.isnan(ref[0]) else eps - error
+            hi = min(eps, ref[1]) if not math.isnan(ref[1]) else eps
+            excess = f"{eps / lo - 1.0:.4%}" if lo > 0 else "—"
+        shown = f"[{ref[0]:.7g}, {ref[1]:.7g}]" if not math.isnan(ref[0]) else "—"
+        old, old_cpu = BEFORE.get(row, (math.nan, math.nan))
+        if lower:
+            old_excess = f"−{1.0 - old / hi:.4%}" if old <= hi else f"+{old / hi - 1.0:.4%}"
+        else:
+            old_excess = f"{old / lo - 1.0:.4%}" if lo > 0 else "—"
+        print(
+            f"| {bound} | {n:.0e} | {eps0} | {rounds} | {delta:.0e} | {eps:.7g} | {error:.2e} | {shown} "
+            f"| [{lo:.7g}, {hi:.7g}] | {excess} | {cpu:.2f} | {old:.7g} | {old_excess} | {old_cpu:.2f} |",
+            flush=True,
+        )
 
 
 #: The ε₀ question of every family: (bound, options), answered at (eps, delta) = (1, 1e-6).
@@ -156,22 +191,48 @@ EPS0_ROWS = [
 ]
 
 
-def eps0_question() -> None:
-    """Time of the composed ε₀ question, T = 10 and 1000, with every family's calculator."""
+def speed() -> None:
+    """T = 1000 at n = 10⁶, and the composed ε₀ question of every family (T = 10 and 1000)."""
+    row = ("stronger-clones", 1_000_000, 1.0, 1000, 1e-6)
+    times = [ask(row)[1] for _ in range(3)]
+    print(f"\nε question, stronger clones, n = 10⁶, ε₀ = 1, δ = 1e-6, T = 1000: CPU {min(times):.2f} s (best of 3)\n")
     question = next(q for q in QUESTIONS if q.command == "eps0")
-    print("\n| bound | options | T | answer | wall (s) | CPU (s) |")
+    print("| bound | options | T | answer | wall (s) | CPU (s) |")
     print("|---|---|---|---|---|---|")
     for bound, options in EPS0_ROWS:
         family = family_of(bound)
         for rounds in (10, 1000):
-            texts = {**options, "eps": "1", "delta": str(DELTA), "compose": str(rounds)}
+            texts = {**options, "eps": "1", "delta": "1e-6", "compose": str(rounds)}
             t0, c0 = time.perf_counter(), time.process_time()
             record = family.ask(question, bound, texts)
             wall, cpu = time.perf_counter() - t0, time.process_time() - c0
             answer = record[family.answer_key(question, bound)]
             where = ", ".join(f"{k}={v}" for k, v in options.items())
-            print(f"| {bound} | {where} | {rounds} | {answer:.4f} | {wall:.2f} | {cpu:.2f} |")
+            print(f"| {bound} | {where} | {rounds} | {answer:.4f} | {wall:.2f} | {cpu:.2f} |", flush=True)
+
+
+def baselines() -> None:
+    """The PLD answer beside Rényi DP, advanced and naive composition (stronger clones, ε₀ = 1, δ = 1e-6)."""
+    print("\n| n | T | PLD | error | RDP | advanced | naive |")
+    print("|---|---|---|---|---|---|---|")
+    for n, rounds in [(10**4, 10), (10**4, 100), (10**6, 100), (10**6, 1000)]:
+        record, _ = ask(("stronger-clones", n, 1.0, rounds, 1e-6))
+        b = record["baselines"]
+        print(
+            f"| {n:.0e} | {rounds} | {record['eps']:.5f} | {record['error']:.1e} | {b['rdp']:.5f} "
+            f"| {b['advanced']:.4f} | {b['naive']:.4f} |"
+        )
+
+
+def cli() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--no-reference", action="store_true", help="skip the independent bracket (minutes)")
+    parser.add_argument("--rows", type=int, default=len(ROWS), help="only the first ROWS rows of the grid")
+    args = parser.parse_args()
+    tightness(not args.no_reference, ROWS[: args.rows])
+    speed()
+    baselines()
 
 
 if __name__ == "__main__":
-    main()
+    cli()

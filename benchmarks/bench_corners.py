@@ -110,6 +110,26 @@ def composed() -> list[list[str]]:
     ]
     for head, rounds in itertools.product(families, ("1000", str(MAX_ROUNDS))):
         out.append(["eps0", *head, "--compose", rounds, "--eps", "1", "--delta", "1e-6"])
+    # Issue 29's corners: the pair bounds at both ends of eps0 and n, subnormal and tiny δ, 10^4
+    # rounds; k = 3 (two models, the tighter answers); rounds where users take part at random; the
+    # population pair at 10^9 near eps0 = 0 (one block of clone counts).
+    for bound, mech in (
+        ("exact-krr", ["--mechanism", "krr", "--k", "3"]),
+        ("thinned-clones", ["--mechanism", "krr", "--k", "3"]),
+    ):
+        for n, eps0 in itertools.product(NS, ("1e-6", "10")):
+            head = ["--bound", bound, *mech, "--n", n, "--compose", str(MAX_ROUNDS)]
+            out.append(["epsilon", *head, "--eps0", eps0, "--delta", "1e-12", "--json"])
+            out.append(["eps0", *head, "--eps", "1", "--delta", "5e-324"])
+    for n, rate in itertools.product(NS, ("1e-3", "1")):
+        head = ["--bound", "stronger-clones", "--n", n, "--sample-rate", rate, "--compose", str(MAX_ROUNDS)]
+        out.append(["epsilon", *head, "--eps0", "1", "--delta", "1e-12", "--json"])
+        out.append(["delta", *head, "--eps0", "1", "--eps", "1"])
+        out.append(["eps0", *head, "--eps", "1", "--delta", "1e-6"])
+    for eps0 in ("1e-6", "0.003"):
+        head = ["--bound", "pop-tight", "--population", "poisson:1000000000", "--compose", str(MAX_ROUNDS)]
+        out.append(["epsilon", *head, "--eps0", eps0, "--delta", "1e-10"])
+        out.append(["delta", *head, "--eps0", eps0, "--eps", "1e-4"])
     # At n = 10^9 the segmented answer above is its top, λ = 1; below it, a search.
     out.append(["eps0", *segmented[1], "--compose", "1000", "--eps", "0.05", "--delta", "1e-6"])
     # The segmented family's epsilon and delta questions composed (every λ a profile of the exact

@@ -30,19 +30,24 @@ EXACT = TwoPairKRRLowerBound(mechanism="krr", k=2)
 @pytest.mark.parametrize("bound", [SC, ClonesNumerical()], ids=lambda b: b.name)
 @pytest.mark.parametrize("n, eps0", [(1_000, 0.5), (1_000, 2.0), (100_000, 1.0), (1_000_000, 4.0)])
 @pytest.mark.parametrize("delta", [1e-6, 1e-10])
-def test_one_round_is_the_single_round_bound_within_the_discretization_error(bound, n, eps0, delta):
+def test_one_round_is_the_single_round_bound_within_a_thousandth(bound, n, eps0, delta):
+    # The single-round ε is the pair's exact ε (rounded up by 1e-9): the composed curve's upper
+    # end is above it, its certified lower end below it, and the answer within 0.1 %.
     curve = compose_bound(bound, n, eps0, rounds=1)
     single = bound.epsilon(n, eps0, delta)
-    eps = curve.epsilon(delta)
-    assert single - 1e-12 <= eps <= single + curve.discretization_error
+    low, high = curve.bracket(delta)
+    assert high == curve.epsilon(delta)
+    assert low <= single * (1 + 1e-8) and high >= single * (1 - 1e-8)
+    assert high <= single * (1 + 1e-3)
 
 
 @pytest.mark.parametrize("n, eps0", [(1_000, 1.0), (100_000, 2.0)])
-def test_exact_krr_one_round_is_a_lower_bound_within_the_discretization_error(n, eps0):
+def test_exact_krr_one_round_is_a_lower_bound_within_a_thousandth(n, eps0):
     curve = compose_bound(EXACT, n, eps0, rounds=1)
-    single = EXACT.epsilon(n, eps0, 1e-6)
-    assert curve.lower_bound
-    assert single - curve.discretization_error <= curve.epsilon(1e-6) <= single + 1e-9
+    single = EXACT.epsilon(n, eps0, 1e-6)  # the pair's exact ε, rounded down
+    low, high = curve.bracket(1e-6)
+    assert curve.lower_bound and low == curve.epsilon(1e-6)
+    assert single * (1 - 1e-3) <= low <= single + 1e-9 and high >= single * (1 - 1e-9)
 
 
 @pytest.mark.parametrize("size, eps0", [(10**6, 1.0), (10**6, 5.7), (10**9, 5.7)])
@@ -165,7 +170,7 @@ def test_the_spectral_power_drops_only_entries_below_its_floor():
 def test_pld_is_never_above_rdp_advanced_or_naive():
     for n, eps0, rounds in [(1_000, 1.0, 10), (10_000, 2.0, 100), (1_000_000, 1.0, 1000)]:
         r = compare_composition(SC, n, eps0, rounds, 1e-6)
-        assert r["pld"] <= r["rdp"] + r["discretization_error"]
+        assert r["pld"] <= r["rdp"]
         assert r["pld"] <= r["advanced"] and r["pld"] <= r["naive"]
 
 
@@ -199,6 +204,31 @@ def test_largest_eps0_per_round_reaches_the_target():
 def test_bad_rounds_are_rejected(rounds):
     with pytest.raises(ValueError, match="rounds"):
         compose_bound(SC, 1_000, 1.0, rounds)
+
+
+@pytest.mark.parametrize(
+    "plan, named",
+    [
+        (Round(SC, 1_000, 1.0, 2), "rounds must be a list"),
+        ([], "at least one Round"),
+        ([(SC, 1_000, 1.0, 2)], r"rounds\[0\] must be a Round"),
+        ([Round(None, 1_000, 1.0)], r"rounds\[0\]\.bound"),
+        ([Round(SC, 1_000, 1.0), Round(SC, 1, 1.0)], r"rounds\[1\]\.n"),
+        ([Round(SC, 1_000, float("nan"))], r"rounds\[0\]\.eps0"),
+        ([Round(SC, 1_000, 0.0)], r"rounds\[0\]\.eps0"),
+        ([Round(SC, 1_000, 1.0, 0)], r"rounds\[0\]\.count"),
+        ([Round(SC, 1_000, 1.0, 2.5)], r"rounds\[0\]\.count"),
+    ],
+)
+def test_bad_plans_name_the_entry(plan, named):
+    with pytest.raises(ValueError, match=named):
+        compose_rounds(plan)
+
+
+@pytest.mark.parametrize("rtol", [0.0, -1e-3, 1.0, float("nan")])
+def test_bad_rtol_of_the_eps0_question_is_rejected(rtol):
+    with pytest.raises(ValueError, match="rtol"):
+        max_eps0_composed(SC, 1_000, 1.0, 1e-6, 3, rtol=rtol)
 
 
 def test_non_composable_bounds_and_mixed_kinds_are_rejected():

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover - composition is imported by the composed 
 
 __all__ = [
     "COMPOSE",
+    "SAMPLE_RATE",
     "composed_answer",
     "Question",
     "QUESTIONS",
@@ -266,7 +267,7 @@ class Family(ABC):
     >>> from shufflelib.calculator import FAMILIES
     >>> family = FAMILIES[0]
     >>> [arg.flag for arg in family.arguments(QUESTIONS[0])]
-    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose']
+    ['--n', '--eps0', '--delta', '--mechanism', '--k', '--compose', '--sample-rate']
     >>> record = family.ask(QUESTIONS[0], "clones", {"n": "1e4", "eps0": "1", "delta": "1e-6"})
     >>> record["n"], 0 < record["eps"] < 1
     (10000, True)
@@ -340,15 +341,26 @@ COMPOSE = Argument(
 )
 
 
+#: ``--sample-rate``: each user takes part in a round with this probability (the uniform family).
+SAMPLE_RATE = Argument(
+    "--sample-rate",
+    "probability q that a user takes part in a round, in (0, 1] (Poisson subsampling of the users; "
+    "substitution neighbours; with or without --compose)",
+    "Q",
+    required=False,
+    number=Number(low=0, high=1, open_low=True),
+)
+
+
 def composed_answer(
     question: Question, model: RoundModel, x: float, y: float, rounds: int, answer: str | None = None
 ) -> dict[str, Any]:
     """The record entries of ``question`` for ``rounds`` composed rounds of ``model``.
 
     ``x, y`` are the question's two given values (:func:`question_inputs`); ``answer`` is the
-    key of the eps0 question's answer (default ``question.answer``). A model's ``note`` (e.g. the
-    end of a bracket that is composed) is also the record's ``warning``, printed on stderr (a
-    family puts its soundness warning, if any, over it).
+    key of the eps0 question's answer (default ``question.answer``). A model's ``note`` (e.g. which
+    pair stands for a bracket's end) goes into the record only: stderr carries warnings, which
+    are about validity (``warning: not a valid bound for …``), and this is none.
 
     Examples
     --------
@@ -360,10 +372,7 @@ def composed_answer(
     """
     from ..composition.model import composed_record  # only a composed question loads composition
 
-    record = composed_record(question.command, model, x, y, rounds, answer or question.answer)
-    if "note" in record:
-        record["warning"] = record["note"]
-    return record
+    return composed_record(question.command, model, x, y, rounds, answer or question.answer)
 
 
 def question_inputs(question: Question, first: Argument = EPS0) -> tuple[Argument, Argument]:

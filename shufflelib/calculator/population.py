@@ -233,7 +233,7 @@ def round_model(bound: PopulationBound) -> RoundModel:
     import numpy as np
 
     from ..composition import RoundModel, pair_step, profile_model
-    from ..composition.clone_pld import clone_blocks_pld, round_blocks
+    from ..composition.clone_pld import BLOCK_RTOL, clone_blocks_pld, round_blocks
     from ..population.bounds import PopulationBound
     from ..population.tight import TightClones
 
@@ -244,7 +244,11 @@ def round_model(bound: PopulationBound) -> RoundModel:
         def build(eps0: float, step: float, coarse: bool = False):
             count = bound.clone_count(eps0)
             lo, hi = count.range()
-            starts, masses, dropped = count.blocks(min(bound.max_blocks, round_blocks(int(hi - lo + 1))))
+            # Blocks at most BLOCK_RTOL of their count wide are enough (each atom listed costs):
+            # a population of 10^9 near eps0 = 0 needs one block, not 128.
+            size = int(hi - lo + 1)
+            enough = max(1, math.ceil(size / max(1.0, BLOCK_RTOL * max(lo, 1))))
+            starts, masses, dropped = count.blocks(min(bound.max_blocks, round_blocks(size), enough))
             counts, weights = np.concatenate([[0.0], starts]), np.concatenate([[dropped], masses])
             return (clone_blocks_pld(eps0, counts, weights, step),)
 

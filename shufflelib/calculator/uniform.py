@@ -15,7 +15,7 @@ from typing import Any
 from .._validation import N_MAX
 from ..bounds import BOUNDS
 from ..bounds.base import MECHANISMS, AmplificationBound, soundness_record
-from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
+from .base import COMPOSE, SAMPLE_RATE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
 __all__ = ["UniformFamily"]
 
@@ -54,7 +54,7 @@ class UniformFamily(Family):
     bounds: Mapping[str, type[AmplificationBound]] = BOUNDS
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
-        return (USERS, *question_inputs(question), _MECHANISM, _K, COMPOSE)
+        return (USERS, *question_inputs(question), _MECHANISM, _K, COMPOSE, SAMPLE_RATE)
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         cls = self.bounds[bound]
@@ -66,11 +66,15 @@ class UniformFamily(Family):
         record = {"bound": bound, "mechanism": mechanism, "k": k, "n": values["n"]}
         record.update({first: values[first], second: values[second]})
         sound = soundness_record(model.soundness(n=values["n"], **{first: values[first], second: values[second]}))
-        if values.get("compose") is not None:
+        rate = values.get("sample_rate")
+        if values.get("compose") is not None or rate is not None:
             from ..composition import bound_model  # only a composed question loads composition
 
-            model_round = bound_model(model, values["n"])
-            composed = composed_answer(question, model_round, values[first], values[second], values["compose"])
+            model_round = bound_model(model, values["n"], rate)
+            rounds = values["compose"] if values.get("compose") is not None else 1
+            composed = composed_answer(question, model_round, values[first], values[second], rounds)
+            if rate is not None:  # the neighbouring relation of the subsampled rounds
+                composed.update({"sample_rate": rate, "neighbours": "substitution"})
             # A soundness warning outranks the note on what is composed.
             return {**record, **composed, **sound}
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]

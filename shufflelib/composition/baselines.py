@@ -26,7 +26,7 @@ import numpy as np
 from .._validation import check_probability
 from .pld import LossDistribution
 
-__all__ = ["ALPHAS", "advanced_epsilon", "naive_epsilon", "rdp_epsilon"]
+__all__ = ["ALPHAS", "advanced_epsilon", "naive_epsilon", "rdp_delta", "rdp_epsilon"]
 
 #: Rényi orders searched by :func:`rdp_epsilon`.
 ALPHAS = np.concatenate([1.0 + np.geomspace(1e-3, 1.0, 60)[:-1], np.geomspace(2.0, 1e5, 240)])
@@ -48,13 +48,37 @@ def rdp_epsilon(distributions: Sequence[LossDistribution], rounds: int, delta: f
     >>> p = np.exp(0.1) / (1 + np.exp(0.1))  # randomized response, eps0 = 0.1
     >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-4, max_loss=0.1)
     >>> round(rdp_epsilon([rr], 100, 1e-6), 3)  # PLD: 4.785, naive: 10
-    5.084
+    5.074
     """
     delta = check_probability("delta", delta)
     d = np.max([ld.renyi(ALPHAS) for ld in distributions], axis=0)
     a = ALPHAS
     eps = rounds * d + np.log1p(-1.0 / a) - (math.log(delta) + np.log(a)) / (a - 1.0)
-    return float(max(np.min(eps), 0.0))
+    # Rounded up (relative 1e-9), so that :func:`rdp_delta` at the answer is at most ``delta``.
+    return float(max(np.min(eps), 0.0)) * (1.0 + 1e-9) + 1e-12
+
+
+def rdp_delta(distributions: Sequence[LossDistribution], rounds: int, eps: float) -> float:
+    """δ of ``rounds`` rounds at ``eps`` by Rényi DP: the inverse of :func:`rdp_epsilon`'s conversion,
+    ``log δ = (α − 1)(T D_α + log((α − 1)/α) − ε) − log α``, minimized over the same α (so that
+    ``rdp_delta(rdp_epsilon(δ)) <= δ``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import from_log_pmfs
+    >>> from shufflelib.composition.baselines import rdp_delta, rdp_epsilon
+    >>> p = np.exp(0.1) / (1 + np.exp(0.1))
+    >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-4, max_loss=0.1)
+    >>> rdp_delta([rr], 100, rdp_epsilon([rr], 100, 1e-6)) <= 1e-6
+    True
+    """
+    d = np.max([ld.renyi(ALPHAS) for ld in distributions], axis=0)
+    a = ALPHAS
+    with np.errstate(invalid="ignore"):
+        log_delta = (a - 1.0) * (rounds * d + np.log1p(-1.0 / a) - eps) - np.log(a)
+    best = float(np.nanmin(np.where(np.isnan(log_delta), np.inf, log_delta)))
+    return float(min(1.0, math.exp(best))) if best < 700.0 else 1.0
 
 
 def advanced_epsilon(single: Callable[[float], float], rounds: int, delta: float) -> float:

@@ -1,4 +1,4 @@
-r"""The privacy loss distribution of a clone pair, without enumerating its support.
+r"""The privacy loss distribution of a clone pair, from its atoms, on a grid.
 
 A clone pair (:class:`~shufflelib.bounds.clones.ClonePairBound`) is a mixture
 over the number of clones ``M = C + 1`` of pairs on ``J ∈ {0, …, M}``:
@@ -9,51 +9,68 @@ over the number of clones ``M = C + 1`` of pairs on ``J ∈ {0, …, M}``:
     Q(j \mid m) = b_m(j)\,\frac{\alpha_m + \beta_m (m - j)}{\alpha_m + \beta_m m/2},
 
 ``b_m = Bin(m, 1/2)`` (clones: ``α_m = v m``, ``β_m = u − v``, ``u = 2e^{ε₀}/(e^{ε₀}+1)``,
-``v = 2 − u``). The loss ``log((α + βj)/(α + β(m − j)))`` is increasing in
-``j``, so the loss grid's bin edges are thresholds on ``j`` and, since
-``j b_m(j) = (m/2) b_{m−1}(j − 1)``, the ``P``-mass below a threshold ``t`` is the
-closed form ``(α F_m(t) + β (m/2) F_{m−1}(t − 1)) / (α + βm/2)`` (``F`` the
-binomial cdf; its complement with survival functions in the upper half). The
-mass per bin is a difference of two closed forms, vectorized over the clone
-count and the bins: ``O(#blocks · #bins)`` instead of the ``O(n^{1.5})`` atoms.
+``v = 2 − u``), with loss ``log((α + βj)/(α + β(m − j)))``, increasing in ``j``.
 
-Clone counts are grouped into blocks (the central range of ``C``, binomial
-tail ``1e-20`` per side, one block per count up to 1024 counts, else
-``blocks`` equal blocks) and each block
-uses its *smallest* count: one more clone is a post-processing (a fair coin
-added to ``A``), so this can only worsen the pair — a pessimistic pair. The
-mass of ``C`` below the central range (at most ``1e-20``) goes to ``+∞``, the
-mass above it joins the last block. Binomial cdf/sf values are trusted to a
-relative ``BINOM_RTOL = 1e-9``; each bin's mass is moved by its error bound
-in the safe direction (up if pessimistic, down if not).
+Atoms. For each clone count the atoms within ``_Z = 12`` binomial standard deviations of
+``m/2`` are listed (their pmfs by :func:`~shufflelib.bounds.clone_pair.binomial_pmf_rows`,
+trusted to ``BINOM_RTOL``) and put on the grid by :mod:`~shufflelib.composition.pld`'s
+connect-the-dots (an upper bound) or merging (a lower bound): both need each atom's own loss,
+which is what makes their error of second order (a bin's mass from differences of
+distribution functions would carry ``BINOM_RTOL`` of the *cdf* into the split, a first-order
+error at fine grids). The mass beyond the listed atoms (below ``1e-32`` per count) goes to
+the lowest grid point or to ``+∞`` (upper bound) or is dropped (lower bound).
+
+Clone counts (:func:`clone_count_law`). The central range of ``C`` (binomial tail ``1e-40``
+per side) is cut into blocks: one per count up to 1024 counts, else blocks whose width is at
+most ``BLOCK_RTOL = 2e-4`` of their first count (the relative change of the loss scale
+across a block is then below ``1e-4``: at 10⁶ users about 140 blocks, at 10⁹ a handful). An
+upper bound uses each block's *smallest* count (one more clone is a post-processing: a fair
+coin added to ``A``, so fewer clones can only worsen the pair), sends the tail below the
+range to ``+∞`` and puts the tail above into the last block; a lower bound uses each block's
+*largest* count and drops both tails (removing mass only lowers δ). So the atoms number about
+``12 · 18.6 / BLOCK_RTOL ≈ 10⁶`` at most, whatever ``n``.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import binom
 
 from ..bounds.clone_pair import binomial_interval_mass, binomial_pmf_rows
 from ..bounds.clones import BINOM_RTOL, binomial_range
-from .pld import LossDistribution
+from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 
-__all__ = ["round_blocks", "clone_count_blocks", "binomial_mixture", "clone_blocks_pld", "clone_pair_pld"]
+__all__ = [
+    "BLOCK_RTOL",
+    "round_blocks",
+    "clone_count_law",
+    "Atoms",
+    "binomial_mixture",
+    "mixture_atoms",
+    "clone_blocks_pld",
+    "clone_pair_pld",
+]
 
 #: Tail of the clone count outside the blocks (per side).
-CENTRAL_TAIL = 1e-20
-#: Default number of blocks of clone counts (when the central range has more counts than
-#: ``EXACT_COUNTS``; otherwise every count is its own block).
+CENTRAL_TAIL = 1e-40
+#: Number of blocks of :func:`round_blocks` (the personalized and population clone counts).
 BLOCKS = 128
 #: Central ranges up to this many clone counts are not grouped.
 EXACT_COUNTS = 1024
-#: Width of the loss grid, in binomial standard deviations of ``J`` on each side of ``m/2``.
+#: Largest width of a block of clone counts, relative to its first count (:func:`clone_count_law`).
+BLOCK_RTOL = 2e-4
+#: Width of the listed atoms, in binomial standard deviations of ``J`` on each side of ``m/2``.
 _Z = 12.0
+#: The cheaper list of a coarse build (:func:`clone_pair_pld`): blocks and atom range.
+COARSE_BLOCK_RTOL, COARSE_Z = 4e-3, 9.0
 #: Largest number of grid points of one round's distribution.
-MAX_BINS = 400_000
-#: Clone counts processed together (bounds the memory of the vectorized closed forms).
-_CHUNK = 16
+MAX_BINS = 2**22
+#: Largest number of atoms listed at once (bounds the memory of a chunk of clone counts).
+_CHUNK_ATOMS = 2_000_000
 
 
 def round_blocks(size: int, blocks: int = BLOCKS) -> int:
@@ -72,34 +89,50 @@ def round_blocks(size: int, blocks: int = BLOCKS) -> int:
     return int(size) if size <= EXACT_COUNTS else max(1, min(int(size), int(blocks)))
 
 
-def clone_count_blocks(trials: int, prob: float, blocks: int = BLOCKS) -> tuple[np.ndarray, np.ndarray, float]:
-    """Blocks of ``C ~ Bin(trials, prob)``: first counts, masses, and the mass below the first block.
+def clone_count_law(
+    trials: int, prob: float, *, upper: bool = True, width_rtol: float = BLOCK_RTOL
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Blocks of ``C ~ Bin(trials, prob)``: one count and one mass per block, and the mass left out.
 
-    One block per count when the central range has at most ``EXACT_COUNTS``
-    counts, else ``blocks`` equal blocks. The mass above the central range is
-    added to the last block.
+    See the module docstring: an upper bound (``upper``) gets each block's first count, masses
+    rounded up (their error bound added) and the tail below the central range as the mass left
+    out (for ``+∞``); a lower bound gets each block's last count, masses rounded down and no
+    tails (0 left out).
 
     Examples
     --------
-    >>> from shufflelib.composition.clone_pld import clone_count_blocks
-    >>> start, mass, below = clone_count_blocks(10, 0.5)  # few counts: one block each
-    >>> start.tolist()
+    >>> from shufflelib.composition.clone_pld import clone_count_law
+    >>> counts, mass, below = clone_count_law(10, 0.5)  # few counts: one block each
+    >>> counts.tolist()
     [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0]
-    >>> start, mass, below = clone_count_blocks(10**6, 0.5, blocks=4)
-    >>> start.size, 1.0 <= float(mass.sum() + below) < 1.0 + 1e-8  # rounded up
-    (4, True)
+    >>> up, m_up, _ = clone_count_law(10**6, 0.5)
+    >>> low, m_low, _ = clone_count_law(10**6, 0.5, upper=False)
+    >>> up.size, bool(((low - up) <= 2e-4 * up).all()), 1.0 <= float(m_up.sum() + below) < 1.0 + 1e-8
+    (136, True, True)
     """
     lo, hi = binomial_range(trials, prob, CENTRAL_TAIL)
-    width = math.ceil((hi - lo + 1) / round_blocks(hi - lo + 1, blocks))
+    size = hi - lo + 1
+    # One block per count where the counts are few or small (each then narrower than width_rtol of
+    # itself); wide blocks where they are many or large (10^9 users, ε₀ near 0: a few hundred counts
+    # near 10^9, one block rather than 10^8 atoms).
+    width = max(1, math.floor(width_rtol * max(lo, 1)))
+    if size <= EXACT_COUNTS and width * 4 <= size:
+        width = 1  # few counts, each a small part of the range: every count exact
     start = np.arange(lo, hi + 1, width, dtype=float)
-    stop = np.append(start[1:] - 1.0, float(trials))  # the last block absorbs the upper tail
+    stop = np.minimum(start + width - 1.0, float(hi))
+    if upper:
+        stop[-1] = float(trials)  # the last block absorbs the upper tail
+        mass, err = binomial_interval_mass(start, stop, trials, prob)
+        below = float(binom.cdf(lo - 1.0, trials, prob)) * (1.0 + BINOM_RTOL) if lo > 0 else 0.0
+        return start, mass + err, below
     mass, err = binomial_interval_mass(start, stop, trials, prob)
-    return start, mass + err, float(binom.cdf(lo - 1.0, trials, prob)) * (1.0 + BINOM_RTOL)
+    return stop, np.maximum(mass - err, 0.0), 0.0
 
 
-def _mass_below(m, alpha, beta, t, cdf: bool):
-    """``P(J <= t | m)`` (``cdf``) or ``P(J > t | m)`` for integer thresholds ``t``."""
-    f = binom.cdf if cdf else binom.sf
+def _mass_beyond(m, alpha, beta, t, below: bool):
+    """``P(J <= t | m)`` (``below``) or ``P(J > t | m)`` for integer thresholds ``t`` (closed forms,
+    ``j b_m(j) = (m/2) b_{m−1}(j − 1)``)."""
+    f = binom.cdf if below else binom.sf
     norm = alpha + beta * m / 2.0
     return (alpha * f(t, m, 0.5) + beta * (m / 2.0) * f(t - 1.0, m - 1.0, 0.5)) / norm
 
@@ -112,8 +145,10 @@ def binomial_mixture(
     step: float,
     *,
     pessimistic: bool = True,
+    kind: str | None = None,
     inf_mass: float = 0.0,
     max_loss: float = math.inf,
+    reach: int = MERGE_REACH,
 ) -> LossDistribution:
     """Discretized PLD of ``Σ_m weight_m (P(·|m), Q(·|m))`` (see the module docstring).
 
@@ -128,11 +163,15 @@ def binomial_mixture(
     step
         Grid spacing of the losses.
     pessimistic
-        Round losses up, tails to the safe side (upper bounds on δ), or down (lower bounds).
+        An upper bound on every δ (connect the dots) or a lower bound (merging).
+    kind
+        One of :data:`~shufflelib.composition.pld.KINDS`, overriding ``pessimistic``'s default.
     inf_mass
-        Extra mass at loss ``+∞`` (e.g. clone counts left out).
+        Extra mass at loss ``+∞`` (e.g. clone counts left out; upper bounds only).
     max_loss
         A known bound on every finite loss.
+    reach
+        How far merging may carry a part of a bin (:func:`~shufflelib.composition.pld.discretize`).
 
     Examples
     --------
@@ -142,148 +181,166 @@ def binomial_mixture(
     >>> from shufflelib.composition.clone_pld import binomial_mixture
     >>> u = 2 * np.e / (1 + np.e)
     >>> ld = binomial_mixture(np.array([1.0]), np.array([1.0]), np.array([2 - u]), np.array([2 * u - 2]), 1e-3)
-    >>> round(float(ld.delta(0.0)), 3), round(float((np.e - 1) / (np.e + 1)), 3)  # within the step
-    (0.462, 0.462)
+    >>> round(float(ld.delta(0.0)), 6), round(float((np.e - 1) / (np.e + 1)), 6)
+    (0.462117, 0.462117)
+    """
+    kind = kind if kind is not None else ("dots" if pessimistic else "merge")
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+    atoms = mixture_atoms(m, weight, alpha, beta, upper=kind in ("dots", "up"))
+    return atoms.discretize(step, kind, inf_mass=inf_mass, max_loss=max_loss, reach=reach)
+
+
+@dataclass(frozen=True)
+class Atoms:
+    """The listed atoms of a mixture of clone-like pairs (:func:`mixture_atoms`).
+
+    ``loss``, ``p`` and ``error`` (a bound on each loss's rounding) describe the atoms;
+    ``bottom`` and ``top`` are the P-masses beyond them (upper bounds: at the lowest grid point
+    and at ``+∞``; 0 for a lower bound, which drops them); ``upper`` says which side the masses
+    were rounded to.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.clone_pld import Atoms
+    >>> atoms = Atoms(np.array([-0.05, 0.05]), np.array([0.4, 0.6]), np.zeros(2), 0.0, 0.0, True)
+    >>> atoms.discretize(0.03, "dots").losses.round(2).tolist()
+    [-0.06, -0.03, 0.0, 0.03, 0.06]
+    """
+
+    loss: np.ndarray
+    p: np.ndarray
+    error: np.ndarray
+    bottom: float
+    top: float
+    upper: bool
+
+    def discretize(
+        self, step: float, kind: str, *, inf_mass: float = 0.0, max_loss: float = math.inf, reach: int = MERGE_REACH
+    ) -> LossDistribution:
+        """The atoms on the grid ``step · ℤ`` (``kind`` on the side the atoms were rounded to)."""
+        if (kind in ("dots", "up")) != self.upper:
+            raise ValueError(f"kind={kind!r} is on the other side of these atoms (upper={self.upper})")
+        if self.loss.size:
+            bins = (float(self.loss.max()) - float(self.loss.min())) / step + 2.0
+            if bins > MAX_BINS:
+                raise ValueError(
+                    f"step={step} needs {math.ceil(bins)} grid points per round (> {MAX_BINS}): use a larger step"
+                )
+        grid = _Grid(step, kind, reach)
+        grid.add(self.loss, self.p, self.error)
+        grid.bottom = self.bottom
+        return grid.result(pessimistic_inf=(inf_mass + self.top) if self.upper else 0.0, max_loss=max_loss)
+
+
+def mixture_atoms(
+    m: np.ndarray, weight: np.ndarray, alpha: np.ndarray, beta: np.ndarray, *, upper: bool, z: float = _Z
+) -> Atoms:
+    """The atoms ``|j − m/2| <= z sqrt(m)/2`` of ``Σ_m weight_m (P(·|m), Q(·|m))`` (default ``z = 12``),
+    masses rounded up (``upper``) or down by ``BINOM_RTOL``, and the masses beyond them (module
+    docstring).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.clone_pld import mixture_atoms
+    >>> atoms = mixture_atoms(np.array([1.0]), np.array([1.0]), np.array([0.5]), np.array([1.0]), upper=True)
+    >>> np.round(atoms.loss, 4).tolist(), np.round(atoms.p, 4).tolist()  # losses ±log 3
+    ([-1.0986, 1.0986], [0.25, 0.75])
     """
     m = np.asarray(m, dtype=float)
     weight = np.asarray(weight, dtype=float)
     alpha, beta = np.broadcast_to(alpha, m.shape).astype(float), np.broadcast_to(beta, m.shape).astype(float)
-
-    def loss(j: np.ndarray) -> np.ndarray:
-        return np.log(alpha + beta * j) - np.log(alpha + beta * (m - j))
-
-    spread = _Z * np.sqrt(m) / 2.0
-    # Each count's grid indices (margins keep rounded atoms on the grid), and the whole grid.
-    first_k = np.floor(loss(np.clip(m / 2.0 - spread, 0.0, m)) / step) - 1.0
-    last_k = np.ceil(loss(np.clip(m / 2.0 + spread, 0.0, m)) / step) + 1.0
-    k_lo, k_hi = int(first_k.min()), int(last_k.max())
-    bins = k_hi - k_lo + 1
-    if bins > MAX_BINS:
-        raise ValueError(f"step={step} needs {bins} grid points per round (> {MAX_BINS}): use a larger step")
-    # Pessimistic: bin i holds losses in (edge_{i-1}, edge_i], edge_i = (k_lo + i) step, the mass
-    # below edge_0 joins bin 0 and the mass above the last edge goes to +inf. Optimistic: bin i holds
-    # [edge_i, edge_{i+1}), the mass below edge_0 is dropped and the mass above the top edge joins
-    # the top bin. A chunk of counts uses the same rules on its own part of the edges.
-    edges = (k_lo + np.arange(bins if pessimistic else bins + 1)) * step
-    rtol = BINOM_RTOL + 64.0 * 2.0**-53
-    total = np.zeros(bins)
-    top = 0.0
-    atoms = np.minimum(m, np.ceil(m / 2.0 + spread)) - np.maximum(0.0, np.floor(m / 2.0 - spread)) + 1.0
-    for s in range(0, m.size, _CHUNK):
-        rows = slice(s, s + _CHUNK)
-        # The chunk's own part of the grid: the bins from i0 to i1 (its atoms within the spread).
-        i0, i1 = int(first_k[rows].min()) - k_lo, int(last_k[rows].max()) - k_lo
-        part = edges[i0 : i1 + (1 if pessimistic else 2)]
-        if atoms[rows].sum() < 4.0 * part.size * atoms[rows].size:
-            # Few atoms per clone count (small n, fine grid): enumerate them.
-            top += _enumerate(
-                total, m[rows], alpha[rows], beta[rows], weight[rows], spread[rows], step, k_lo, pessimistic, rtol
-            )
-            continue
-        mm, aa, bb = m[rows, None], alpha[rows, None], beta[rows, None]
-        e = np.exp(part)[None, :]
-        thr = (e * (aa + bb * mm) - aa) / (bb * (1.0 + e))
-        slack = 1e-9 * (1.0 + np.abs(thr))  # atoms on an edge go to the safe side
-        # Pessimistic: j <= t iff loss(j) <= edge; optimistic: j <= t iff loss(j) < edge.
-        t = np.floor(thr - slack) if pessimistic else np.ceil(thr + slack) - 1.0
-        t = np.clip(t, -1.0, mm)
-        # Mass between consecutive edges, from the cdf below the median and the sf above it: each
-        # only where used (the first edge's cdf and the last edge's sf always).
-        use_g = (t <= mm / 2.0)[:, 1:]
-        need_g, need_sf = np.zeros(t.shape, dtype=bool), np.zeros(t.shape, dtype=bool)
-        need_g[:, 0] = need_sf[:, -1] = True
-        need_g[:, 1:] |= use_g
-        need_g[:, :-1] |= use_g
-        need_sf[:, 1:] |= ~use_g
-        need_sf[:, :-1] |= ~use_g
-        full = np.broadcast_arrays(mm, aa, bb, t)
-        g, sf = np.zeros(t.shape), np.zeros(t.shape)
-        g[need_g] = _mass_below(*(a[need_g] for a in full), cdf=True)
-        sf[need_sf] = _mass_below(*(a[need_sf] for a in full), cdf=False)
-        between = np.where(use_g, np.diff(g, axis=1), -np.diff(sf, axis=1))
-        err = rtol * np.where(use_g, g[:, 1:] + g[:, :-1], sf[:, 1:] + sf[:, :-1])
-        w = weight[rows]
-        if pessimistic:
-            per_bin = np.concatenate([g[:, :1], between], axis=1)
-            err = np.concatenate([rtol * g[:, :1], err], axis=1)
-            total[i0 : i1 + 1] += (np.maximum(per_bin, 0.0) + err).T @ w
-            top += float((sf[:, -1] * (1.0 + rtol)) @ w)
-        else:
-            between[:, -1] += sf[:, -1]
-            err[:, -1] += rtol * sf[:, -1]
-            total[i0 : i1 + 1] += np.maximum(between - err, 0.0).T @ w
-    if pessimistic:
-        total *= 1.0 + rtol
-        inf = min(1.0, inf_mass + top * (1.0 + rtol))
-        return LossDistribution(step, k_lo, total, inf, True, max_loss=max_loss)
-    return LossDistribution(step, k_lo, total, 0.0, False, max_loss=max_loss)
-
-
-def _enumerate(total, m, a, b, w, spread, step, k_lo, pessimistic, rtol) -> float:
-    """Add the atoms ``|j − m/2| <= spread`` of a chunk of clone counts (1-D arrays, one entry per
-    count) to ``total``; return the mass sent to ``+∞``.
-
-    The mass below the range joins the lowest bin (pessimistic) or is dropped; the
-    mass above it goes to ``+∞`` (pessimistic) or joins the top bin.
-    """
+    spread = z * np.sqrt(m) / 2.0
     first = np.maximum(0.0, np.floor(m / 2.0 - spread))
     last = np.minimum(m, np.ceil(m / 2.0 + spread))
-    j = first[:, None] + np.arange(int(np.max(last - first)) + 1)[None, :]
-    live = j <= last[:, None]
-    j = np.where(live, j, first[:, None])  # padding: a valid atom, weight 0 below
-    mm, aa, bb = m[:, None], a[:, None], b[:, None]
-    pmf = binomial_pmf_rows(m, np.full(m.shape, 0.5), first, j.shape[1])
-    p = pmf * (aa + bb * j) / (aa + bb * mm / 2.0)
-    loss = np.log(aa + bb * j) - np.log(aa + bb * (mm - j))
-    slack = 1e-12 * (1.0 + np.abs(loss)) / step
-    k = (np.ceil(loss / step + slack) if pessimistic else np.floor(loss / step - slack)) - k_lo
-    below = _mass_below(m, a, b, first - 1.0, cdf=True)
-    above = _mass_below(m, a, b, last, cdf=False)
-    bins = total.size
-    scale = w * (1.0 + rtol if pessimistic else 1.0 - rtol)
-    weights = p * scale[:, None] * live
-    if pessimistic:
-        inside = k < bins
-        total += np.bincount(np.maximum(k[inside], 0).astype(np.int64), weights[inside], bins)
-        total[0] += float(below @ scale)
-        return float(above @ scale) + float(weights[~inside].sum())
-    inside = k >= 0
-    total += np.bincount(np.minimum(k[inside], bins - 1).astype(np.int64), weights[inside], bins)
-    total[-1] += float(above @ scale)
-    return 0.0
+    scale = 1.0 + BINOM_RTOL if upper else 1.0 - BINOM_RTOL
+    sizes = last - first + 1.0
+    losses, masses, errors = [], [], []
+    bottom = top = 0.0
+    s = 0
+    while s < m.size:
+        # A chunk of counts whose table (rows x widest row) stays within _CHUNK_ATOMS.
+        e = s + 1
+        while e < m.size and (e - s + 1) * float(np.max(sizes[s : e + 1])) <= _CHUNK_ATOMS:
+            e += 1
+        rows = slice(s, e)
+        mm, aa, bb, ww = m[rows], alpha[rows], beta[rows], weight[rows] * scale
+        width = int(np.max(sizes[rows]))
+        j = first[rows, None] + np.arange(width, dtype=float)[None, :]
+        live = j <= last[rows, None]
+        pmf = binomial_pmf_rows(mm, np.full(mm.shape, 0.5), first[rows], width)
+        num, den = aa[:, None] + bb[:, None] * j, aa[:, None] + bb[:, None] * (mm[:, None] - j)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_num, log_den = np.log(num), np.log(den)
+        p = pmf * (num / (aa + bb * mm / 2.0)[:, None]) * ww[:, None]
+        keep = live & (p > 0.0)
+        ln, ld = log_num[keep], log_den[keep]
+        losses.append(ln - ld)
+        masses.append(p[keep])
+        errors.append(16.0 * 2.0**-53 * (np.abs(ln) + np.abs(ld) + 4.0))
+        if upper:
+            bottom += float(_mass_beyond(mm, aa, bb, first[rows] - 1.0, True) @ ww)
+            top += float(_mass_beyond(mm, aa, bb, last[rows], False) @ ww)
+        s = e
+    return Atoms(np.concatenate(losses), np.concatenate(masses), np.concatenate(errors), bottom, top, upper)
 
 
 def clone_blocks_pld(
-    local: float, counts: np.ndarray, weights: np.ndarray, step: float, *, inf_mass: float = 0.0
+    local: float,
+    counts: np.ndarray,
+    weights: np.ndarray,
+    step: float,
+    *,
+    inf_mass: float = 0.0,
+    pessimistic: bool = True,
+    reach: int = MERGE_REACH,
 ) -> LossDistribution:
-    """Pessimistic discretized PLD of a clone pair given by blocks of its clone-count law.
+    """Discretized PLD of a clone pair given by blocks of its clone-count law.
 
-    The convention of :mod:`shufflelib.bounds.clone_pair`: ``counts`` are the left ends
-    of blocks of ``C`` (the other users' clones), ``weights`` their masses, ``local`` the
-    victim's local log-odds ``L`` (``eps0`` for an ``eps0``-LDP randomizer; finite). Any
-    block law that is a valid (stochastically smaller, left-end) replacement for ``C``
-    gives a valid pessimistic distribution; ``inf_mass`` is mass left out of the blocks.
+    The convention of :mod:`shufflelib.bounds.clone_pair`: ``counts`` are the counts of ``C``
+    (the other users' clones) standing for blocks, ``weights`` their masses, ``local`` the
+    victim's local log-odds ``L`` (``eps0`` for an ``eps0``-LDP randomizer; finite). For an
+    upper bound (``pessimistic``, connect the dots) any block law that is a valid
+    (stochastically smaller, e.g. left-end) replacement for ``C`` gives a valid distribution,
+    and ``inf_mass`` is mass left out of the blocks; for a lower bound (merging) the law must
+    be stochastically larger (right ends), with any mass left out; ``reach``: see
+    :func:`~shufflelib.composition.pld.discretize`.
 
     Examples
     --------
     >>> import numpy as np
     >>> from shufflelib.composition.clone_pld import clone_blocks_pld
     >>> ld = clone_blocks_pld(1.0, np.array([0.0]), np.array([1.0]), 1e-3)  # no clones: RR
-    >>> round(ld.delta(0.0), 3)
-    0.462
+    >>> round(ld.delta(0.0), 6)
+    0.462117
     """
     if not math.isfinite(local) or local <= 0:
         raise ValueError(f"local must be a finite log-odds > 0, got {local!r}")
     v = 2.0 / (1.0 + math.exp(local))  # u = 2 - v; u - v = 2 tanh(L/2), accurate for any L
     m = np.asarray(counts, dtype=float) + 1.0
     beta = np.full(m.shape, 2.0 * math.tanh(local / 2.0))
-    return binomial_mixture(m, weights, v * m, beta, step, pessimistic=True, inf_mass=inf_mass, max_loss=local)
+    return binomial_mixture(
+        m, weights, v * m, beta, step, pessimistic=pessimistic, inf_mass=inf_mass, max_loss=local, reach=reach
+    )
 
 
 def clone_pair_pld(
-    n: int, eps0: float, clone_probability: float, step: float, *, blocks: int = BLOCKS
+    n: int,
+    eps0: float,
+    clone_probability: float,
+    step: float,
+    *,
+    pessimistic: bool = True,
+    reach: int = MERGE_REACH,
+    coarse: bool = False,
 ) -> LossDistribution:
-    """Pessimistic discretized PLD of the clone pair with ``C ~ Bin(n − 1, clone_probability)``.
+    """Discretized PLD of the clone pair with ``C ~ Bin(n − 1, clone_probability)``: an upper bound
+    (``pessimistic``, connect the dots on the blocks' first counts) or a lower bound (merging on
+    their last counts, carrying parts of bins up to ``reach`` grid points), :func:`clone_count_law`.
+    ``coarse``: a cheaper, still valid list (blocks ``COARSE_BLOCK_RTOL`` wide, atoms within
+    ``COARSE_Z`` deviations, the rest at ``+∞``), for a search's first guesses.
 
     The pair is symmetric (``J → M − J`` swaps ``P`` and ``Q``), so this one
     distribution describes both orders. Every finite loss is at most ``eps0``.
@@ -293,10 +350,28 @@ def clone_pair_pld(
     >>> import math
     >>> from shufflelib.composition.clone_pld import clone_pair_pld
     >>> from shufflelib.bounds import StrongerClones
-    >>> ld = clone_pair_pld(10_000, 1.0, 2 / (math.e + 1), step=1e-4)
-    >>> exact = StrongerClones(mechanism="krr", k=2).delta(10_000, 1.0, 0.05)
-    >>> bool(exact <= ld.delta(0.05) <= exact * 1.05)
-    True
+    >>> up = clone_pair_pld(10_000, 1.0, 2 / (math.e + 1), step=1e-4)
+    >>> low = clone_pair_pld(10_000, 1.0, 2 / (math.e + 1), step=1e-4, pessimistic=False)
+    >>> exact = StrongerClones(mechanism="krr", k=2).delta(10_000, 1.0, 0.05)  # itself rounded up by ~1e-9
+    >>> bool(low.delta(0.05) <= exact), abs(up.delta(0.05) / exact - 1) < 1e-6, low.delta(0.05) / exact > 0.99
+    (True, True, True)
     """
-    start, weight, below = clone_count_blocks(n - 1, clone_probability, blocks)
-    return clone_blocks_pld(eps0, start, weight, step, inf_mass=below)
+    atoms, below = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
+    kind = "dots" if pessimistic else "merge"
+    return atoms.discretize(step, kind, inf_mass=below, max_loss=eps0, reach=reach)
+
+
+@lru_cache(maxsize=4)
+def _clone_pair_atoms(
+    n: int, eps0: float, clone_probability: float, upper: bool, coarse: bool = False
+) -> tuple[Atoms, float]:
+    """The atoms of :func:`clone_pair_pld`'s pair (cached: a curve's companions list them once for
+    several grids) and the clone-count mass left out."""
+    if not math.isfinite(eps0) or eps0 <= 0:
+        raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
+    width = COARSE_BLOCK_RTOL if coarse else BLOCK_RTOL
+    counts, weight, below = clone_count_law(n - 1, clone_probability, upper=upper, width_rtol=width)
+    v = 2.0 / (1.0 + math.exp(eps0))
+    m = counts + 1.0
+    beta = np.full(m.shape, 2.0 * math.tanh(eps0 / 2.0))
+    return mixture_atoms(m, weight, v * m, beta, upper=upper, z=COARSE_Z if coarse else _Z), below

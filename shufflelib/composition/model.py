@@ -36,17 +36,26 @@ target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_ta
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import NotApplicableError
-from ..curves import PrivacyCurve
-from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import MAX_BINS
-from .pld import MAX_FFT_LENGTH, WINDOW_TAIL, LossDistribution, WindowTooWide, compose, window_tail
+from ..curves import PrivacyCurve, invert_profile
+from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
+from .pld import (
+    MAX_FFT_LENGTH,
+    MERGE_REACH,
+    LossDistribution,
+    WindowTooWide,
+    compose,
+    predicted_slack,
+    quantize_tilt,
+    tilt_for,
+)
 from .profile import (
     PROFILE_EPS_MAX,
     PROFILE_POINTS,
@@ -58,6 +67,8 @@ from .profile import (
 
 __all__ = [
     "COARSE",
+    "COMPANION_REFINE",
+    "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "RoundModel",
@@ -69,6 +80,11 @@ __all__ = [
     "profile_step",
 ]
 
+#: Grids of a curve's companions (:meth:`RoundModel.curve`): the curve's step divided by each. Merging
+#: loses most where bins alternate between heavy and light (the lattice of a clone pair's atoms)
+#: or atoms are isolated (a few users), differently on different grids: the bracket takes the
+#: best of a grid like the curve's and one four times finer.
+COMPANION_REFINE = (1, 4)
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
 #: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
@@ -81,15 +97,23 @@ FITTED_FFT_LENGTH = 2**22
 
 
 class ComposedCurve(PrivacyCurve):
-    """The privacy curve of composed rounds, from their discretized loss distributions.
+    """The privacy curve of composed rounds, from one round's discretized loss distributions.
 
-    ``delta`` is the largest hockey-stick divergence over the stored orders
-    (one for symmetric pairs); it is an upper bound (or a lower bound when
-    ``lower_bound``) including the truncation and rounding terms, and
-    :attr:`discretization_error` bounds how far ``epsilon`` may be from the exact
-    composition of the pairs. With ``pure`` (the rounds' pure-DP levels added up: ``T eps0``
-    for ``T`` rounds of a shuffled ``eps0``-LDP protocol), δ is 0 from ``pure`` on, so ``epsilon``
-    is at most ``pure`` even where the discretization's own terms exceed a tiny δ.
+    ``parts`` holds, per order of the pair (one for a symmetric pair, two otherwise), the
+    rounds as ``[(distribution, count), …]`` (single rounds, not yet composed), or a composed
+    :class:`~shufflelib.composition.pld.LossDistribution` (then read as it is). Each question
+    composes at its own tilt (:func:`~shufflelib.composition.pld.tilt_for`, cached): δ at ε at
+    the Chernoff saddle point of ε, and ε at δ at the saddle point of its answer, found by
+    :meth:`epsilon` so that the answer's δ is read from the same composition (a round trip
+    ``delta(epsilon(δ)) <= δ``). δ is the largest over the orders, an upper bound (or a
+    lower bound when ``lower_bound``) including the truncation and rounding terms. With
+    ``pure`` (the rounds' pure-DP levels added up: ``T eps0`` for ``T`` rounds of a shuffled
+    ``eps0``-LDP protocol), δ is 0 from ``pure`` on, so ``epsilon`` is at most ``pure``.
+
+    ``companions``: the same rounds discretized on the other side (a lower bound for an upper
+    curve, an upper bound for a lower one), one or more alternatives (each holding its orders'
+    parts, e.g. on two grids), for :meth:`bracket` and :meth:`error`: the exact composition of
+    the round's pair lies between the curve and the best of them.
 
     Examples
     --------
@@ -99,35 +123,131 @@ class ComposedCurve(PrivacyCurve):
     >>> single = StrongerClones(mechanism="krr", k=2).epsilon(10_000, 1.0, 1e-6)
     >>> single < curve.epsilon(1e-6) < 10 * single
     True
+    >>> 0.0 <= curve.error(1e-6) < 1e-3 * curve.epsilon(1e-6)
+    True
     """
 
-    def __init__(self, distributions, lower_bound: bool = False, pure: float | None = None) -> None:
-        if not distributions:
-            raise ValueError("distributions must not be empty")
-        self.distributions = tuple(distributions)
+    def __init__(
+        self,
+        parts: Sequence[Sequence[tuple[LossDistribution, int]] | LossDistribution],
+        lower_bound: bool = False,
+        pure: float | None = None,
+        *,
+        companions: Sequence[Sequence[Sequence[tuple[LossDistribution, int]] | LossDistribution]] | None = None,
+        max_length: int = MAX_FFT_LENGTH,
+    ) -> None:
+        if not parts:
+            raise ValueError("parts must not be empty")
+        self.parts = tuple(_as_parts(p) for p in parts)
+        self.companions = tuple(tuple(_as_parts(p) for p in alt) for alt in companions or ())
         self.lower_bound = bool(lower_bound)
         self.upper = not self.lower_bound
         #: An ε at which the composition is pure DP (the rounds' caps added up), or ``None``.
         self.pure = None if pure is None or self.lower_bound else float(pure)
+        self.max_length = max_length
+        self._cache: dict[tuple[int, int, float], LossDistribution] = {}
 
     @property
     def rounds(self) -> int:
         """Number of composed rounds."""
-        return self.distributions[0].rounds
+        return sum(count * ld.rounds for ld, count in self.parts[0])
+
+    @property
+    def step(self) -> float:
+        """Grid spacing of the losses."""
+        return self.parts[0][0][0].step
 
     @property
     def discretization_error(self) -> float:
-        """``rounds · step``: the composed ε is within this of the exact composition's ε."""
-        return self.distributions[0].discretization_error
+        """``rounds · step``: a coarse bound on the distance of the composed ε from the exact
+        composition's (no loss moves by a full step); :meth:`error` is the sharp one."""
+        return self.rounds * self.step
+
+    @property
+    def distributions(self) -> tuple[LossDistribution, ...]:
+        """The composed distributions of the orders, untilted (for plots and inspection)."""
+        return tuple(self._composed(i, False, 0.0) for i in range(len(self.parts)))
+
+    def _parts(self, which: int) -> tuple[tuple[tuple[LossDistribution, int], ...], ...]:
+        """The orders' parts of the curve (``which = -1``) or of companion ``which``."""
+        return self.parts if which < 0 else self.companions[which]
+
+    def _composed(self, order: int, which: int, tilt: float) -> LossDistribution:
+        key = (order, which, tilt)
+        if key not in self._cache:
+            if len(self._cache) > 16:
+                self._cache.clear()
+            self._cache[key] = compose(self._parts(which)[order], self.max_length, tilt=tilt)
+        return self._cache[key]
+
+    def _tiltable(self, order: int, which: int) -> bool:
+        return all(ld.exact for ld, _ in self._parts(which)[order])
+
+    def _order_delta(self, order: int, which: int, eps: float) -> float:
+        """δ of one order at ``eps``: untilted, unless its rounding terms matter at the δ read there
+        (:func:`~shufflelib.composition.pld.tilt_for` given that δ): then at ε's saddle point."""
+        untilted = self._composed(order, which, 0.0).delta(eps)
+        if not self._tiltable(order, which) or untilted <= 0.0:
+            return untilted
+        tilt = tilt_for(self._parts(which)[order], eps=eps, delta=min(untilted, 0.5))
+        return untilted if tilt == 0.0 else self._composed(order, which, tilt).delta(eps)
+
+    def _order_epsilon(self, order: int, which: int, delta: float) -> float:
+        """ε of one order at ``delta``, composed at the tilt that the δ question at the answer uses."""
+        if not self._tiltable(order, which):
+            return self._composed(order, which, 0.0).epsilon(delta)
+        parts = self._parts(which)[order]
+        tilt = tilt_for(parts, delta=delta)
+        seen: dict[float, float] = {}
+        for attempt in range(4):
+            composed = self._composed(order, which, tilt)
+            eps = composed.epsilon(delta)
+            seen[tilt] = eps
+            if not math.isfinite(eps) and attempt == 0:
+                # The estimate of the saddle point missed (the slack at that tilt exceeds δ):
+                # steeper tilts, whose slack falls faster in ε, then gentler ones.
+                for factor in (4.0, 16.0, 64.0, 256.0, 0.25, 1.0 / 16.0):
+                    other = quantize_tilt(max(tilt, 1e-2) * factor)
+                    eps = self._composed(order, which, other).epsilon(delta)
+                    if math.isfinite(eps):
+                        tilt = other
+                        seen[tilt] = eps
+                        break
+            if not math.isfinite(eps):
+                return eps
+            again = tilt_for(parts, eps=eps, delta=delta)
+            if again == tilt:
+                return eps
+            # The δ question at ``eps`` composes at ``again``. Both compositions are within their
+            # slack of the exact values, and the answer has a margin of 1e-12 δ (pld's epsilon):
+            # if both slacks are below 1e-13 δ, δ read there is below δ too; no need to compose.
+            w, _, losses = composed._above(eps)
+            if composed._slack(eps, w, losses) <= 1e-13 * delta and predicted_slack(parts, again, eps) <= 1e-13 * delta:
+                return eps
+            if again in seen:  # two tilts each pointing at the other: the answer between them
+                break
+            tilt = again
+        # The δ question reads δ at ε from the composition at ε's own tilt: a search on that.
+        upper = self.upper == (which < 0)
+        return invert_profile(
+            lambda e: self._order_delta(order, which, e), delta, upper=upper, guess=min(seen.values())
+        )
+
+    def _epsilon_of(self, which: int, delta: float) -> float:
+        """The largest of the orders' ε (of the curve, or of companion ``which``)."""
+        return max(self._order_epsilon(i, which, delta) for i in range(len(self._parts(which))))
+
+    def _delta_of(self, which: int, eps: float) -> float:
+        """The largest of the orders' δ (of the curve, or of companion ``which``)."""
+        return max(self._order_delta(i, which, eps) for i in range(len(self._parts(which))))
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
         pure = math.inf if self.pure is None else self.pure
-        return np.array([0.0 if e >= pure else max(ld.delta(float(e)) for ld in self.distributions) for e in eps])
+        return np.array([0.0 if e >= pure else self._delta_of(-1, float(e)) for e in eps])
 
     def epsilon(self, delta: float) -> float:
         """Smallest ε >= 0 with ``delta(ε) <= delta``, rounded up (largest with ``delta(ε) > delta``,
-        rounded down, for a lower bound): the largest of the orders'
-        :meth:`~shufflelib.composition.pld.LossDistribution.epsilon` (a closed form per order).
+        rounded down, for a lower bound): the largest of the orders' answers.
 
         Examples
         --------
@@ -139,8 +259,74 @@ class ComposedCurve(PrivacyCurve):
         True
         """
         delta = check_probability("delta", delta)
-        found = max(ld.epsilon(delta) for ld in self.distributions)
+        found = self._epsilon_of(-1, delta)
         return found if self.pure is None else min(found, self.pure)  # T rounds of eps0-DP: (T eps0, 0)
+
+    def bracket(self, delta: float) -> tuple[float, float]:
+        """``(lower, upper)``: ε of the exact composition of the rounds' pair at ``delta`` lies between.
+
+        One end is :meth:`epsilon`, the other the best of the companions' (``nan`` without one).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).bracket(1e-6)
+        >>> 0 < low <= high
+        True
+        """
+        delta = check_probability("delta", delta)
+        mine = self.epsilon(delta)
+        if not self.companions:
+            return (math.nan, mine) if self.upper else (mine, math.nan)
+        others = [self._epsilon_of(k, delta) for k in range(len(self.companions))]
+        if self.upper:
+            other = max(others)
+            return (other if self.pure is None else min(other, self.pure)), mine
+        return mine, min(others)
+
+    def error(self, delta: float) -> float:
+        """A bound on ``|epsilon(delta) − ε of the exact composition|``: the width of :meth:`bracket`
+        (``nan`` without a companion).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).error(1e-6) < 1e-4
+        True
+        """
+        low, high = self.bracket(delta)
+        return max(high - low, 0.0) if math.isfinite(high - low) else (math.nan if math.isnan(high - low) else math.inf)
+
+    def delta_bracket(self, eps: float) -> tuple[float, float]:
+        """``(lower, upper)``: δ of the exact composition of the rounds' pair at ``eps`` lies between
+        (one end is :meth:`~shufflelib.curves.PrivacyCurve.delta`, the other the best companion's; ``nan`` without one).
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import StrongerClones
+        >>> from shufflelib.composition import compose_bound
+        >>> low, high = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, 10).delta_bracket(0.1)
+        >>> 0 < low <= high
+        True
+        """
+        mine = float(self.delta(eps))
+        if not self.companions:
+            return (math.nan, mine) if self.upper else (mine, math.nan)
+        if self.pure is not None and eps >= self.pure:
+            return 0.0, mine
+        others = [self._delta_of(k, eps) for k in range(len(self.companions))]
+        return (max(others), mine) if self.upper else (mine, min(others))
+
+
+def _as_parts(
+    part: Sequence[tuple[LossDistribution, int]] | LossDistribution,
+) -> tuple[tuple[LossDistribution, int], ...]:
+    """One order's rounds as ``((distribution, count), …)``."""
+    if isinstance(part, LossDistribution):
+        return ((part, 1),)
+    return tuple((ld, int(count)) for ld, count in part)
 
 
 @dataclass(frozen=True)
@@ -178,6 +364,16 @@ class RoundModel:
         first step of :func:`largest_composed`.
     cap
         ``cap(x)``: an ε at which one round is pure DP (``eps0``), or ``None`` (the default).
+    companion
+        ``companion(x, step, reach)``: the round's distributions on the other side (a lower
+        bound of the round's pair for an upper route, merged on the grid ``step · ℤ`` carrying
+        parts up to ``reach`` points; an upper bound for ``"lower pair"``), for the curve's
+        :meth:`~ComposedCurve.bracket`, or ``None`` (a profile: no pair to bracket). Built on
+        the grids :data:`COMPANION_REFINE` times finer than the curve's.
+    alternative
+        Another valid model of the same round (e.g. a bound's pair, and a second bound's profile
+        for the same protocol), or ``None``: the three questions answer with the tighter of the
+        two (the smaller ε or δ, the larger local parameter), and the record says which route.
 
     Examples
     --------
@@ -198,76 +394,103 @@ class RoundModel:
     smallest: float = EPS0_MIN
     cap: Callable[[float], float | None] = field(default=lambda x: None)
     top: float | None = None
+    companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
+    alternative: RoundModel | None = None
 
     def curve(
-        self, x: float, rounds: int, step: float | None = None, coarse: int = 0, delta: float | None = None
+        self,
+        x: float,
+        rounds: int,
+        step: float | None = None,
+        coarse: int = 0,
+        delta: float | None = None,
+        *,
+        bracket: bool = False,
     ) -> ComposedCurve:
         """The composed curve of ``rounds`` rounds at ``x`` (default step: the model's ``step(x, rounds)``,
         times ``self.coarse ** coarse``: ``coarse`` is 0 for the default grid, 1 for the coarse
-        one, 2 for one coarser still).
+        one, 2 for one coarser still), with its companion if ``bracket`` (and the model has one).
 
         With the default step, a composition needing an FFT longer than
-        :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH`
-        is rebuilt on a coarser grid (its error ``rounds · step`` is carried by the curve) rather
-        than refused. ``delta``: the δ at which the curve will be read, if known (a narrower
-        composition window, :func:`~shufflelib.composition.pld.window_tail`; the curve stays a
-        valid bound at every δ, only looser below about ``1e-4 delta``).
+        :data:`~shufflelib.composition.model.FITTED_FFT_LENGTH` is rebuilt on a coarser grid
+        rather than refused (tried at ``delta``, the δ at which the curve will be read, if
+        given).
         """
         if step is not None:
             step = check_positive("step", step)
-            return self._composed(self.build(x, step, coarse > 0), x, rounds, tail=window_tail(delta))
-        return self.fitted(x, rounds, coarse, delta)[1]
+            single = self.build(x, step, coarse > 0)
+            return self._curve(single, x, rounds, step, MAX_FFT_LENGTH, bracket)
+        return self.fitted(x, rounds, coarse, delta, bracket=bracket)[1]
 
-    def _composed(
-        self,
-        single: tuple[LossDistribution, ...],
-        x: float,
-        rounds: int,
-        max_length: int = MAX_FFT_LENGTH,
-        tail: float = WINDOW_TAIL,
+    def _curve(
+        self, single: tuple[LossDistribution, ...], x: float, rounds: int, step: float, max_length: int, bracket: bool
     ) -> ComposedCurve:
         cap = self.cap(x)
         pure = None if cap is None else rounds * cap
-        return ComposedCurve([compose([(ld, rounds)], max_length, tail) for ld in single], self.lower_bound, pure)
+        others = []
+        if bracket and self.companion is not None:
+            for refine in COMPANION_REFINE:
+                alt = self.companion(x, step / refine, MERGE_REACH * refine)
+                others.append([[(ld, rounds)] for ld in alt])
+        return ComposedCurve(
+            [[(ld, rounds)] for ld in single], self.lower_bound, pure, companions=others, max_length=max_length
+        )
 
     def fitted(
-        self, x: float, rounds: int, coarse: int = 0, delta: float | None = None
+        self,
+        x: float,
+        rounds: int,
+        coarse: int = 0,
+        delta: float | None = None,
+        *,
+        bracket: bool = False,
+        eps: float | None = None,
     ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits
-        (``coarse``, ``delta``: see :meth:`curve`).
+        (``coarse``, ``delta``, ``bracket``: see :meth:`curve`; ``eps``: the ε at which δ will be
+        read, instead of ``delta``).
 
         Examples
         --------
         >>> from shufflelib.bounds import ClonesNumerical
         >>> from shufflelib.composition import bound_model
         >>> single, curve = bound_model(ClonesNumerical(), 2).fitted(1.0, 10_000)
-        >>> curve.discretization_error == 10_000 * single[0].step
-        True
+        >>> curve.rounds, curve.step == single[0].step
+        (10000, True)
         """
         step = self.step(x, rounds) * self.coarse**coarse
-        tail = window_tail(delta)
         for _ in range(8):
             single = self.build(x, step, coarse > 0)
+            curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
             try:
-                return single, self._composed(single, x, rounds, FITTED_FFT_LENGTH, tail)
+                if eps is not None:  # composes (cached) at the question's tilt
+                    curve.delta(eps)
+                else:
+                    curve.epsilon(delta if delta is not None else 1e-6)
+                return single, curve
             except WindowTooWide as wide:
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
 
 
 def profile_step(end: float, rounds: int) -> float:
-    """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``.
+    """Default grid spacing of a profile-route round whose profile ends (δ = 1e-30) at ``end``: ``end / 640``,
+    whatever the number of rounds (kept in the signature for callers that pass it).
 
-    ``min(1e-4, 0.01 / rounds, end / 600)`` (``end`` is about 12 standard deviations of a
-    Gaussian-like loss: the step is about a 50th of one), at least ``4 end / MAX_BINS``.
+    ``end`` is about 12 standard deviations of a Gaussian-like loss: the step is about a 50th of
+    one. The profile is sampled at multiples of the step (every fifth, 128 points,
+    :func:`~shufflelib.composition.profile.sampled_profile_pld`), so the pair built from the
+    samples has its atoms on the grid: composing it moves no loss, and a finer grid would change
+    nothing but the cost (it once shrank like ``0.01 / rounds``, as the pessimistic rounding of a
+    pair's losses needed).
 
     Examples
     --------
     >>> from shufflelib.composition import profile_step
     >>> profile_step(0.12, 1000)
-    1e-05
+    0.0001875
     """
-    return max(min(1e-4, 0.01 / rounds, end / 600.0), 4.0 * end / MAX_BINS)
+    return end / 640.0
 
 
 def profile_model(
@@ -356,11 +579,17 @@ def profile_model(
 
 
 def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
-    """ε of ``rounds`` rounds at ``delta``: PLD composition and the three baselines.
+    """ε of ``rounds`` rounds at ``delta``: PLD composition, with the three baselines beside it.
 
-    Returns a dict with ``eps`` (the smallest of the four valid answers, normally the PLD's;
-    for a lower-bound route, the PLD's), ``method`` (which one), ``rdp``, ``advanced``,
-    ``naive``, ``discretization_error``, ``lower_bound`` and ``route``.
+    Returns a dict with ``eps`` (the answer: the PLD's, or Rényi DP's where that is smaller,
+    which happens only where the PLD's own truncation terms exceed a tiny δ; for a lower-bound
+    route, the PLD's), ``method`` (which of the two), ``rdp``, ``advanced``, ``naive`` (the
+    baselines: valid bounds, never the answer but for Rényi DP; advanced and naive composition
+    read one round's ε from the round's discretized pair, or from the bound for a profile),
+    ``error`` (a bound on the
+    distance of ``eps`` from the exact composition of the round's pair, :meth:`ComposedCurve.error`;
+    ``nan`` for a profile), ``lower_bound`` and ``route``. :func:`composed_delta` reads the
+    same two curves, so that the answers of the two questions agree.
 
     Examples
     --------
@@ -369,68 +598,119 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     >>> r = composed_epsilon(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 1e-6)
     >>> r["eps"] < r["rdp"] < r["naive"] and r["eps"] < r["advanced"], r["method"]
     (True, 'pld')
+    >>> 0 <= r["error"] < 1e-3 * r["eps"]
+    True
     """
     delta = check_probability("delta", delta)
-    single, curve = model.fitted(x, rounds, delta=delta)
+    if model.alternative is not None:
+        first = composed_epsilon(replace(model, alternative=None), x, rounds, delta)
+        try:
+            second = composed_epsilon(model.alternative, x, rounds, delta)
+        except NotApplicableError:
+            return first
+        return first if first["eps"] <= second["eps"] else second
+    single, curve = model.fitted(x, rounds, delta=delta, bracket=True)
     cache: dict[float, float] = {}
 
     def one(d: float) -> float:
+        """One round's ε at ``d``: from the round's discretized pair (a valid bound, and read in
+        microseconds) for a pair, from the bound itself for a profile."""
         if d not in cache:
-            cache[d] = model.epsilon(x, d)
+            try:
+                if model.route == "pair":
+                    cache[d] = max(ld.epsilon(d) for ld in single)
+                else:
+                    cache[d] = float(model.epsilon(x, d))
+            except NotApplicableError:
+                cache[d] = math.inf
         return cache[d]
 
-    found = {
-        "pld": curve.epsilon(delta),
+    low, high = curve.bracket(delta)
+    pld = high if curve.upper else low
+    rdp = rdp_epsilon(single, rounds, delta) if curve.upper else math.inf
+    method = "rdp" if rdp < pld else "pld"
+    eps = min(pld, rdp)
+    if curve.upper:
+        error = eps - low if math.isfinite(low) else math.nan
+    else:
+        error = high - eps if math.isfinite(high) else math.nan
+    return {
+        "eps": eps,
+        "method": method,
         "rdp": rdp_epsilon(single, rounds, delta),
         "advanced": advanced_epsilon(one, rounds, delta),
         "naive": naive_epsilon(one, rounds, delta),
-    }
-    # Every method is a valid upper bound: the answer is the smallest (the PLD's, except where
-    # its own truncation terms exceed a tiny δ). A lower bound is the PLD's alone.
-    method = "pld" if curve.lower_bound else min(found, key=lambda key: found[key])
-    return {
-        "eps": found[method],
-        "method": method,
-        **{key: found[key] for key in ("rdp", "advanced", "naive")},
-        "discretization_error": curve.discretization_error,
+        "error": max(error, 0.0) if math.isfinite(error) else error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
+        "note": model.note,
     }
 
 
 def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict[str, object]:
-    """δ of ``rounds`` rounds at ``eps``, with ``discretization_error``, ``lower_bound`` and ``route``.
+    """δ of ``rounds`` rounds at ``eps``: the PLD's, or Rényi DP's where smaller (as :func:`composed_epsilon`),
+    with ``method``, ``error`` (a bound on the distance from the exact composition of the round's
+    pair; ``nan`` for a profile), ``lower_bound`` and ``route``.
 
     Examples
     --------
     >>> from shufflelib.bounds import StrongerClones
     >>> from shufflelib.composition import bound_model, composed_delta
     >>> r = composed_delta(bound_model(StrongerClones(mechanism="krr", k=2), 10_000), 1.0, 10, 0.2)
-    >>> 0 < r["delta"] < 1e-6
-    True
+    >>> 0 < r["delta"] < 1e-6, r["method"]
+    (True, 'pld')
     """
-    curve = model.curve(x, rounds)
+    if model.alternative is not None:
+        first = composed_delta(replace(model, alternative=None), x, rounds, eps)
+        try:
+            second = composed_delta(model.alternative, x, rounds, eps)
+        except NotApplicableError:
+            return first
+        return first if first["delta"] <= second["delta"] else second
+    single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
+    pld = float(curve.delta(eps))
+    rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
+    method = "rdp" if rdp < pld else "pld"
+    value = min(pld, rdp)
+    error = math.nan
+    if curve.companions:
+        low, high = curve.delta_bracket(eps)
+        error = max(value - low, 0.0) if curve.upper else max(high - value, 0.0)
     return {
-        "delta": float(curve.delta(eps)),
-        "discretization_error": curve.discretization_error,
+        "delta": value,
+        "method": method,
+        "error": error,
         "lower_bound": curve.lower_bound,
         "route": model.route,
+        "note": model.note,
     }
 
 
-def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *, rtol: float = 1e-3) -> float:
+#: CPU seconds the ε₀ question's search may take (:func:`largest_composed`): then it answers with
+#: the largest local parameter already certified (a valid answer, with a warning).
+SEARCH_BUDGET = 1.0
+
+
+class _OutOfTime(Exception):
+    """The search of :func:`largest_composed` used its budget."""
+
+
+def largest_composed(
+    model: RoundModel,
+    rounds: int,
+    eps: float,
+    delta: float,
+    *,
+    rtol: float = 1e-3,
+    budget: float = SEARCH_BUDGET,
+    info: dict | None = None,
+) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
-    The answer ``x`` has been checked: its composed ε on the default grid (the curve
-    ``model.curve(x, rounds, delta=delta)``) is ``<= eps``; it is
-    within a relative ``rtol`` of the largest such ``x`` (default ``1e-3``: finer than the
-    discretization error of the composed ε, ``T · step``, allows to resolve) when the secant
-    steps converge, and otherwise the bisection that follows them is.
-
-    Raises
-    ------
-    NotApplicableError
-        If not even ``x = eps / (2 rounds)`` (nor ``smallest``) reaches the target.
+    Every answer is certified (its composed ε was evaluated ``<= eps``); a search that uses its
+    ``budget`` of CPU seconds answers with the largest ``x`` certified so far (or, for a model whose
+    cap is ``x`` itself, ``eps / rounds``: pure DP), and ``info`` (a dict, if given) receives
+    ``{"exact": False, "lower": x, "upper": the smallest x found not to reach}``.
 
     Examples
     --------
@@ -441,8 +721,46 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
     >>> model.curve(e0, 10, delta=1e-6).epsilon(1e-6) <= 1.0
     True
     """
+    rtol = check_probability("rtol", rtol)
+    deadline = time.process_time() + budget
+    found: dict[str, float] = {"good": -math.inf, "bad": math.inf}
+    try:
+        return _largest_composed(model, rounds, eps, delta, rtol, deadline, found)
+    except _OutOfTime:
+        good = found["good"]
+        if not math.isfinite(good) and model.cap(1.0) == 1.0 and model.cap(2.0) == 2.0:
+            good = eps / rounds * (1.0 - 1e-12)  # T rounds of an x-DP round are (T x, 0)-DP
+        if not math.isfinite(good):
+            raise NotApplicableError(
+                f"not applicable: no local parameter was certified to reach eps={eps}, delta={delta} "
+                f"in {rounds} rounds within the search's budget"
+            ) from None
+        if info is not None:
+            info.update({"exact": False, "lower": good, "upper": found["bad"] if math.isfinite(found["bad"]) else None})
+        return good
+
+
+def _largest_composed(
+    model: RoundModel, rounds: int, eps: float, delta: float, rtol: float, deadline: float, found: dict[str, float]
+) -> float:
+    """The search of :func:`largest_composed` (it raises :class:`_OutOfTime` past ``deadline``; ``found``
+    collects the largest certified and the smallest refused local parameter)."""
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
+    if model.alternative is not None:  # the tighter model allows the larger local parameter
+        answers = []
+        for one in (replace(model, alternative=None), model.alternative):
+            try:
+                answers.append(
+                    largest_composed(
+                        one, rounds, eps, delta, rtol=rtol, budget=max(deadline - time.process_time(), 0.0) / 2 + 0.05
+                    )
+                )
+            except NotApplicableError as refusal:
+                reason = refusal
+        if not answers:
+            raise reason
+        return max(answers)
     hi = model.largest(eps, delta)
     if hi <= 0.0:  # one round reaches the target only at x = 0 (a victim who never reports): so do T
         return 0.0
@@ -455,11 +773,18 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         (``inf`` where the grid is too fine to build)."""
         key = (x, level if two_stages else 0)
         if key not in scores:
+            if time.process_time() > deadline:
+                raise _OutOfTime
             try:
                 value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
+            if key[1] == 0:  # the default grid: a certified answer, or a certified miss
+                if scores[key] <= 0:
+                    found["good"] = max(found["good"], x)
+                else:
+                    found["bad"] = min(found["bad"], x)
         return scores[key]
 
     # Stage 1: the root on the coarse grid in log x vs log ε (nearly linear): secant steps
@@ -511,7 +836,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         if not two_stages and not math.isnan(b) and b <= bottom:
             # Stage 1 evaluated the bottom on the default grid: nothing reaches.
             raise NotApplicableError(
-                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+                f"not applicable: no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
             )
         a = bottom  # the fine stage halves down from here (and says so if nothing reaches)
     elif not math.isnan(b) and math.isnan(start) and two_stages:
@@ -576,7 +901,7 @@ def largest_composed(model: RoundModel, rounds: int, eps: float, delta: float, *
         t -= math.log(2.0)
         if t < bottom - math.log(2.0):
             raise NotApplicableError(
-                f"no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
+                f"not applicable: no local parameter >= {lo:.3g} reaches eps={eps}, delta={delta} in {rounds} rounds"
             )
         if score(math.exp(t)) <= 0:
             good = t
@@ -616,20 +941,39 @@ def composed_record(
     ('profile', ['advanced', 'naive', 'rdp'])
     """
     out: dict[str, object] = {"compose": rounds, "route": model.route}
+    note = model.note
     if command == "epsilon":
         r = composed_epsilon(model, x, rounds, y)
+        out["route"], note = r["route"], r["note"]
         if not math.isfinite(r["eps"]):
-            raise NotApplicableError(f"no finite eps reaches delta={y} in {rounds} rounds")
-        out.update({key: r[key] for key in ("eps", "method", "discretization_error", "lower_bound")})
+            raise NotApplicableError(f"not applicable: no finite eps reaches delta={y} in {rounds} rounds")
+        out.update({key: r[key] for key in ("eps", "method", "error", "lower_bound")})
+        out["error"] = _finite_or_none(r["error"])
         # A baseline that certifies nothing (e.g. Rényi DP of a profile without a cap) is null.
         out["baselines"] = {key: r[key] if math.isfinite(r[key]) else None for key in ("rdp", "advanced", "naive")}
     elif command == "delta":
         r = composed_delta(model, x, rounds, y)
-        out.update({key: r[key] for key in ("delta", "discretization_error", "lower_bound")})
+        out["route"], note = r["route"], r["note"]
+        out.update({key: r[key] for key in ("delta", "method", "error", "lower_bound")})
+        out["error"] = _finite_or_none(r["error"])
     elif command == "eps0":
-        out[answer] = largest_composed(model, rounds, x, y)
+        info: dict = {}
+        out[answer] = largest_composed(model, rounds, x, y, info=info)
+        if info:
+            upper = "its top" if info["upper"] is None else f"{info['upper']:.6g}"
+            bracket = f"[{info['lower']:.6g}, {upper}]"
+            out.update(info)
+            out["warning"] = (
+                f"not exact: the search stopped at its time budget; the value is a valid bound (its composed "
+                f"eps was checked), and the largest {answer} lies in {bracket}"
+            )
     else:
         raise ValueError(f"command must be epsilon, delta or eps0, got {command!r}")
-    if model.note:
-        out["note"] = model.note
+    if note:
+        out["note"] = note
     return out
+
+
+def _finite_or_none(value: float) -> float | None:
+    """``value``, or ``None`` (JSON's null) where it is not finite."""
+    return float(value) if math.isfinite(value) else None

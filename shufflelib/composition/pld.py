@@ -13,63 +13,111 @@ and the PLD of a composition ``(P_1 × P_2, Q_1 × Q_2)`` is the convolution of
 the PLDs. This holds for *adaptive* composition whenever each round's pair
 dominates the round's mechanism (Zhu, Dong, Wang 2022).
 
-Discretization. Losses are put on the grid ``step · ℤ``. A **pessimistic**
-distribution rounds every loss *up* (and sends dropped upper tails to
-``+∞``, lower tails up to the lowest kept point): the integrand is
-non-decreasing in ``L``, so every δ it reports is an upper bound, and after
-``T`` rounds its ε exceeds the exact composition's ε at the same δ by at most
-``T · step`` (each round's loss moved by less than ``step``) — the stated
-*discretization error*. An **optimistic** distribution rounds down and drops
-tails: every δ is a lower bound (used for curves that are themselves lower
-bounds, such as :class:`~shufflelib.bounds.exact.TwoPairKRRLowerBound`).
+Discretization (:func:`discretize`). Losses are put on the grid ``step · ℤ`` in one of four
+ways (``kind``):
 
-Composition. The composed distribution is computed on a window of the sum's
-support chosen by a Chernoff bound (mass outside ``tail_mass``, counted into
-δ), by one real FFT, a power of the spectrum per distinct round type, and one
-inverse FFT (cyclic: mass outside the window aliases into it, which only adds
-mass and is covered by the same count). Rounding: Higham's bound for the FFT
-(``‖error‖₂ <= 5 log₂(N) u ‖x‖₂`` per transform, ``u = 2⁻⁵³``), and ``|a^T − b^T|
-<= T |a − b|`` for spectra of modulus <= 1, give an ℓ₂ error of the composed
-masses below ``5 (T + 2) log₂(N) u`` per composition; δ(ε) adds (pessimistic)
-or subtracts (optimistic) ``‖w_ε‖₂`` times that budget, ``w_ε`` being the
-weights ``(1 − e^{ε − ℓ})^+`` of the grid.
+* ``"dots"`` (the default upper bound): **connect the dots** (Doroshenko, Ghazi, Kamath,
+  Kumar, Manurangsi, PETS 2022): an atom with loss ``ℓ`` in ``[a, a + step]`` is *split*
+  into P-masses ``λ p`` at ``a`` and ``(1 − λ) p`` at ``a + step`` with
+  ``λ = (e^{a + step − ℓ} − 1)/(e^{step} − 1)``, which keeps both its P- and its Q-mass.
+  The original pair is a post-processing of the split pair (merge the two halves again), so
+  the split pair *dominates* it, in both orders, and composes as such: every δ is an upper
+  bound. The split moves no loss on average; its error is of second order in ``step``
+  (about ``step²/(8σ²)`` relative, ``σ`` the round's loss deviation), independent of the
+  number of rounds.
+* ``"merge"`` (the default lower bound): a *post-processing* of the pair: the atoms of each
+  bin ``[a, a + step)`` are merged (a pair of P-mass ``Σp``, Q-mass ``Σq``), and parts of
+  neighbouring bins are merged again so that each output lands *exactly* on a grid point
+  ``g`` from above (its excess over ``g``, ``Σ p (1 − e^{g − ℓ})``, balances the deficit of
+  the part from the bin below): greedily from the bottom, the unbalanced rest rounded
+  *down*. A post-processing, rounded down, is dominated by the pair: every δ is a lower
+  bound, again with an error of second order where the loss is spread over many bins.
+* ``"up"`` and ``"down"``: every loss rounded up (a pessimistic bound, ``T · step`` at most
+  above after ``T`` rounds, about half of it on average) or down (an optimistic one).
+
+Every loss is first moved by a bound on its own rounding error (up for an upper bound, down
+for a lower bound), and masses are inflated (deflated) by their summation's rounding.
+
+Composition (:func:`compose`). The composed distribution is computed on a window of the
+sum's support chosen by a Chernoff bound, by one real FFT, a power of the spectrum per
+distinct round type, and one inverse FFT (cyclic: mass outside the window aliases into it).
+With a **tilt** ``θ >= 0`` (:func:`tilt_for`), each round's masses are first multiplied by
+``e^{θ ℓ}`` and normalized to a probability vector (convolution commutes with this
+exponential tilting), composed, and tilted back: the FFT's absolute rounding error then sits
+on the *tilted* vector, and a loss ``ℓ`` sees it multiplied by ``M^T e^{−θ ℓ}``
+(``M`` the round's tilted mass, ``M^T e^{−θ ε}`` the Chernoff bound at ``ε`` when ``θ`` is
+the saddle point), small where δ is read: tail probabilities of ``1e-12`` and below keep
+their relative accuracy. Rounding: Higham's bound for the FFT (``‖error‖₂ <= 5 log₂(N) u
+‖x‖₂`` per transform, ``u = 2⁻⁵³``), and ``|a^T − b^T| <= T |a − b|`` for spectra of
+modulus <= 1, give an ℓ₂ error of the composed (tilted) masses below ``5 (T + 2) log₂(N) u``
+per composition. The error terms are carried by the result and added to (pessimistic) or
+subtracted from (optimistic) every δ:
+
+.. math::
+
+    \text{slack}(\varepsilon) = e^{\,\log M^T - θ ε}\,\big(\text{tail} +
+    \text{rounding} \cdot \|w_ε\, e^{-θ(ℓ - ε)}\|_2\big),
+
+``w_ε`` the weights ``(1 − e^{ε − ℓ})^+`` of the grid, ``tail`` the tilted mass possibly
+outside the window (``2 ·`` the per-side tail) and ``rounding`` the ℓ₂ budget; the
+untilted case is ``θ = 0``, ``M = 1``. The tilting's own rounding (relative ``4 u`` per
+operation on the logarithms, ``T``-fold through the convolution) is covered by scaling the
+masses by ``e^{±η}``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import fft as sfft
+from scipy.signal import lfilter
 from scipy.special import logsumexp
 
-from .._validation import check_array, check_int, check_positive, check_probability
+from .._validation import check_array, check_int, check_nonnegative, check_positive, check_probability
 from ..curves import invert_profile
 
 __all__ = [
+    "KINDS",
     "MAX_FFT_LENGTH",
+    "MERGE_REACH",
+    "SPECTRUM_FLOOR",
+    "TILTED_TAIL",
+    "WINDOW_TAIL",
     "LossDistribution",
     "WindowTooWide",
     "compose",
+    "discretize",
     "from_log_pmfs",
+    "log_mgf",
+    "predicted_slack",
+    "quantize_tilt",
     "self_compose",
+    "tilt_for",
     "window_tail",
 ]
 
 #: Unit roundoff of float64.
 _U = 2.0**-53
+#: The ways :func:`discretize` puts losses on the grid (module docstring).
+KINDS = ("dots", "merge", "up", "down")
 #: Mass allowed outside the composition window (per side and composition; counted into δ).
 WINDOW_TAIL = 1e-30
 #: Share of a known target δ that the composition window may leave out per side
 #: (:func:`window_tail`).
 WINDOW_SHARE = 1e-4
+#: Tilted mass a tilted composition leaves outside its window per side (its effect on δ at ε
+#: is this times ``M^T e^{−θ ε}``, the Chernoff bound at ε: negligible).
+TILTED_TAIL = 1e-13
 #: Modulus below which a part's spectral power ``z^T`` is set to 0 in :func:`compose` (the
 #: masses move by at most ``2 ·`` this in ℓ₂ per part, added to the rounding budget).
 SPECTRUM_FLOOR = 2.0**-1000
 #: Largest FFT length a composition may use (about 0.5 GB of work arrays).
 MAX_FFT_LENGTH = 2**25
+#: Tilts searched by :func:`tilt_for` (loss units).
+_TILTS = np.concatenate([[0.0], np.geomspace(1e-3, 1e8, 221)])
 
 
 @dataclass(frozen=True)
@@ -87,18 +135,22 @@ class LossDistribution:
     inf_mass
         Mass at loss ``+∞`` (counted into every δ).
     pessimistic
-        True if every δ computed from it is an upper bound (losses rounded up),
-        false if a lower bound (losses rounded down).
+        True if every δ computed from it is an upper bound, false if a lower bound.
     rounds
-        Number of rounds composed into it (the discretization error is ``rounds · step``).
+        Number of rounds composed into it.
     tail_mass
-        Mass possibly outside or aliased into the window, added to (pessimistic)
-        or subtracted from (optimistic) every δ.
+        (Tilted) mass possibly outside or aliased into the window; with ``rounding``,
+        ``log_scale`` and ``tilt`` it makes the slack of the module docstring, added to
+        (pessimistic) or subtracted from (optimistic) every δ.
     rounding
-        Bound on the ℓ₂ norm of the rounding error of ``mass``.
+        Bound on the ℓ₂ norm of the rounding error of the (tilted) masses.
     max_loss
         An upper bound on every finite loss of the *exact* pair (``inf`` if unknown);
         used by the Rényi moments of :meth:`renyi`.
+    log_scale, tilt
+        The tilt of the composition (``θ``, loss units) and the log of its total tilted mass
+        ``log M^T``: an error ``e`` on the tilted mass at loss ``ℓ`` is an error
+        ``e · exp(log_scale − tilt · ℓ)`` on ``mass``. ``0`` and ``0`` when not tilted.
 
     Examples
     --------
@@ -121,6 +173,10 @@ class LossDistribution:
     tail_mass: float = 0.0
     rounding: float = 0.0
     max_loss: float = math.inf
+    log_scale: float = 0.0
+    tilt: float = 0.0
+    #: Log-mgfs already computed (:func:`log_mgf` on the grid of tilts, :func:`compose`'s windows).
+    cache: dict = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def losses(self) -> np.ndarray:
@@ -129,8 +185,15 @@ class LossDistribution:
 
     @property
     def discretization_error(self) -> float:
-        """``rounds · step``: how far the ε of this distribution may be from the exact composition's."""
+        """``rounds · step``: no loss moved by a full step in any discretization, so the ε of this
+        distribution is within this of the exact composition's (a coarse bound: connect the dots
+        and merging are far closer, :func:`discretize`)."""
         return self.rounds * self.step
+
+    @property
+    def exact(self) -> bool:
+        """Whether the distribution carries no slack (a single round, not composed)."""
+        return self.tail_mass == 0.0 and self.rounding == 0.0 and self.log_scale == 0.0 and self.tilt == 0.0
 
     def delta(self, eps: float) -> float:
         """Hockey-stick divergence at ``eps`` (an upper bound if pessimistic, a lower bound if not).
@@ -142,19 +205,36 @@ class LossDistribution:
         >>> round(LossDistribution(step=1.0, offset=0, mass=np.array([0.5, 0.5])).delta(0.0), 6)  # (1 - 1/e)/2
         0.31606
         """
-        w, tail = self._above(eps)
+        w, tail, loss = self._above(eps)
         value = float(w @ tail)
-        slack = float(np.sqrt(w @ w)) * self.rounding + self.tail_mass
+        slack = self._slack(eps, w, loss)
         if self.pessimistic:
             return float(min(1.0, value + slack + self.inf_mass))
         return float(min(1.0, max(value - slack, 0.0) + self.inf_mass))
 
-    def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray]:
-        """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps`` and their masses."""
-        first = max(0, math.floor(eps / self.step - self.offset) + 1)  # grid points with loss > eps
+    def _slack(self, eps: float, w: np.ndarray | None = None, loss: np.ndarray | None = None) -> float:
+        """The truncation and rounding terms at ``eps`` (module docstring), bounded as :meth:`epsilon`
+        bounds them: at the grid point at or below ``eps``, with ``‖w‖₂`` at most the square root of
+        the number of points above it (a step function of ``eps``, so that the δ read at an answer
+        of :meth:`epsilon` is the δ that answer was solved for). (``w``, ``loss``: not used.)"""
+        if self.tail_mass == 0.0 and self.rounding == 0.0:
+            return 0.0
+        where = eps / self.step - self.offset
+        if not where >= 0.0:  # below the grid: the formula at eps itself, every point above
+            return float(self._grid_slack(np.array([eps]), np.array([self.mass.size]))[0])
+        i = self.mass.size - 1 if where >= self.mass.size else math.floor(where)
+        loss = np.array([(self.offset + i) * self.step])
+        return float(self._grid_slack(loss, np.array([self.mass.size - 1 - i]))[0])
+
+    def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps``, their masses and losses."""
+        where = eps / self.step - self.offset
+        if not where < self.mass.size:  # above the grid (or not finite): nothing
+            return np.zeros(0), np.zeros(0), np.zeros(0)
+        first = max(0, math.floor(where) + 1)  # grid points with loss > eps
         loss = (self.offset + np.arange(first, self.mass.size)) * self.step
         keep = loss > eps
-        return -np.expm1(eps - loss[keep]), self.mass[first:][keep]
+        return -np.expm1(eps - loss[keep]), self.mass[first:][keep], loss[keep]
 
     def epsilon(self, delta: float) -> float:
         """ε at ``delta``: for a pessimistic distribution the smallest ε with ``delta(ε) <= delta``
@@ -164,11 +244,12 @@ class LossDistribution:
         Between two grid losses ``δ(ε) = A − e^ε B`` (``A``, ``B`` sums over the atoms above),
         so the root is a closed form once its grid interval is known: δ at every grid point at
         once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
-        e^{−step} R_{i+1}``, one linear filter). The answer is checked with :meth:`delta`
-        (slack terms included): the rounding slack, smaller at larger ε, is evaluated at a
-        first candidate and the root solved again for the moved target; if the check still
-        fails, a certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε
-        reaches ``delta`` (pessimistic).
+        e^{−step} R_{i+1}``, one linear filter). The slack terms decrease in ε: an upper bound on
+        them at every grid point (vectorized) finds the grid interval, and the slack at the
+        interval's left end moves the target of the closed form there, a valid (slightly
+        conservative) answer. It is checked with :meth:`delta`; should the check fail, a
+        certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε reaches
+        ``delta`` (pessimistic).
 
         Examples
         --------
@@ -179,11 +260,9 @@ class LossDistribution:
         >>> round(eps, 6), round(float(1 + np.log(1 - 0.1 / 0.75)), 6)
         (0.856899, 0.856899)
         """
-        from scipy.signal import lfilter
-
         up = self.pessimistic
-        fixed = self.inf_mass + (self.tail_mass if up else 0.0)
-        if up and fixed >= delta:
+        fixed = self.inf_mass
+        if up and fixed > delta:
             return math.inf
         # Only the grid from loss 0 up matters (ε >= 0; the sums run from the top down).
         k0 = max(0, min(-self.offset, self.mass.size - 1))
@@ -195,40 +274,88 @@ class LossDistribution:
         at_grid[:-1] = tail[1:] - decay * r[1:]
         at_grid[-1] = 0.0
         at_grid += fixed
+        grid = (self.offset + k0 + np.arange(tail.size)) * self.step
+        # An upper bound on the slack at every grid point (:meth:`_slack` with ‖w‖₂ <= sqrt(the
+        # number of points above)): decreasing in ε, so on an interval its left end bounds it.
+        slack = self._grid_slack(grid, tail.size - 1 - np.arange(tail.size))
+        # A margin of 1e-12 δ covers the rounding of the two ways δ is summed (the closed form
+        # here, the direct sum of :meth:`delta`).
+        margin = 1e-12 * delta
 
-        def loss(i: int) -> float:
-            return float((self.offset + k0 + i) * self.step)
+        def solve(i: int, target: float) -> float:
+            """The ε in ``[grid[i-1], grid[i]]`` where the closed form reaches ``target`` (clipped)."""
+            a, b, target = float(tail[i]) + fixed, float(r[i]), float(target)  # δ = a − e^{ε − grid[i]} b
+            if not (a > target > 0.0 and b > 0.0):  # no root inside (or the slack there swamps δ)
+                return float(grid[i])
+            value = float(grid[i]) + math.log((a - target) / b)
+            return min(max(value, grid[i - 1] if i > 0 else 0.0, 0.0), grid[i])
 
-        def root(target: float) -> float:
-            hit = at_grid <= target
-            i = int(np.argmax(hit))
-            if not hit[i]:
-                return math.inf
-            if i == 0 or loss(i) <= 0.0:
-                return max(loss(i), 0.0)
-            # On (loss(i-1), loss(i)] the atoms above are those from i on.
-            a, b = float(tail[i]) + fixed, float(r[i])  # r[i] = sum of m_j e^{loss(i) - loss(j)}
-            value = loss(i) + math.log((a - target) / b) if a > target and b > 0 else loss(i)
-            return min(max(value, loss(i - 1), 0.0), loss(i))
-
-        def holds(e: float) -> bool:
-            return self.delta(e) <= delta if up else self.delta(e) > delta
-
-        # The rounding slack decreases in ε: evaluated at the first candidate (below the root of
-        # an upper bound; with a margin for a lower bound, whose root moves down), it moves the
-        # target so that the second root is on the safe side.
-        slack = 0.0 if up else self.tail_mass
-        for _ in range(2):
-            value = root(delta - slack if up else delta + slack)
-            if not math.isfinite(value):
-                return math.inf if up else self._epsilon_search(delta)
-            candidate = value * (1.0 + 1e-12) + 1e-15 if up else max(value * (1.0 - 1e-12) - 1e-15, 0.0)
-            if holds(candidate):
-                return candidate
-            w = self._above(candidate)[0]
-            # Optimistic: the root moves down, where the slack is larger: a margin of 1%.
-            slack = float(np.sqrt(w @ w)) * self.rounding * (1.0 if up else 1.01) + (0.0 if up else self.tail_mass)
+        if up:
+            hit = np.flatnonzero(at_grid + slack <= delta - margin)
+            if hit.size == 0:
+                if self.tilt > 0.0 and delta - margin > fixed and self.tail_mass > 0.0:
+                    # Beyond the grid only the tail term is left: e^{log_scale − θ ε} tail.
+                    top = (self.log_scale + math.log(self.tail_mass / (delta - margin - fixed))) / self.tilt
+                    candidate = max(top, float(grid[-1]), 0.0) * (1.0 + 1e-12) + 1e-15
+                    return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
+                # No grid point is a margin below δ. The mass at +∞ may still be at most δ itself (a
+                # δ read back from this curve at its floor): the certified search on δ decides.
+                return self._epsilon_search(delta)
+            i = int(hit[0])
+            value = max(float(grid[i]), 0.0) if i == 0 or grid[i] <= 0.0 else solve(i, delta - margin - slack[i - 1])
+            candidate = float(value) * (1.0 + 1e-12) + 1e-15
+            return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
+        hit = np.flatnonzero(at_grid - slack > delta + margin)
+        if hit.size == 0:
+            return 0.0
+        i = int(hit[-1])
+        if i + 1 >= grid.size:
+            value = float(grid[i])
+        else:
+            value = solve(i + 1, delta + margin + slack[i])
+        candidate = max(float(value) * (1.0 - 1e-12) - 1e-15, 0.0)
+        if candidate == 0.0 or self.delta(candidate) > delta:
+            return candidate
         return self._epsilon_search(delta)
+
+    def _grid_slack(self, loss: np.ndarray, above: np.ndarray) -> np.ndarray:
+        """An upper bound on :meth:`_slack` at each ``loss``, ``above`` grid points lying above it."""
+        if self.tail_mass == 0.0 and self.rounding == 0.0:
+            return np.zeros(loss.shape)
+        norm = np.sqrt(above.astype(float))
+        if self.tilt > 0.0:
+            norm = np.minimum(norm, 1.0 / math.sqrt(-math.expm1(-2.0 * self.tilt * self.step)))
+        with np.errstate(over="ignore"):
+            return np.exp(np.minimum(self.log_scale - self.tilt * loss, 700.0)) * (
+                self.tail_mass + self.rounding * norm
+            )
+
+    def profile(self, eps: np.ndarray) -> np.ndarray:
+        """δ at an array of ``eps >= 0`` at once (a single round: no slack terms; the hockey-stick
+        divergence of the distribution as it is, plus ``inf_mass``).
+
+        On ``(ℓ_{i−1}, ℓ_i]`` δ is ``A − e^{ε − ℓ_i} B`` (the sums of :meth:`epsilon`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from shufflelib.composition.pld import LossDistribution
+        >>> ld = LossDistribution(step=0.5, offset=-2, mass=np.array([0.25, 0, 0, 0, 0.75]))
+        >>> bool(np.allclose(ld.profile(np.array([0.0, 0.3, 2.0])), [ld.delta(0.0), ld.delta(0.3), 0.0]))
+        True
+        """
+        if not self.exact:
+            raise ValueError("profile reads a single round (a distribution without slack terms)")
+        eps = np.asarray(eps, dtype=float)
+        rev = self.mass[::-1]
+        tail = np.cumsum(rev)[::-1]
+        r = lfilter([1.0], [1.0, -math.exp(-self.step)], rev)[::-1]
+        grid = self.losses
+        i = np.searchsorted(grid, eps, side="right")  # the first grid point above ε
+        inside = i < grid.size
+        j = np.minimum(i, grid.size - 1)
+        value = np.where(inside, tail[j] - np.exp(eps - grid[j]) * r[j], 0.0)
+        return np.clip(value, 0.0, 1.0) + self.inf_mass
 
     def _epsilon_search(self, delta: float) -> float:
         """:meth:`epsilon` by a certified search on :meth:`delta` (the slow path)."""
@@ -237,7 +364,9 @@ class LossDistribution:
     def renyi(self, alpha: np.ndarray) -> np.ndarray:
         """Rényi divergences ``D_α(P‖Q) = log E_P[e^{(α−1)L}] / (α − 1)`` for ``α > 1``.
 
-        An upper bound if pessimistic: losses only moved up, and the mass at
+        An upper bound if pessimistic: the discretized pair dominates the exact one (connect the
+        dots) or is the exact one with losses moved up (``"up"``), so by data processing its
+        divergences are at least the exact pair's; the masses are rounded up, and the mass at
         ``+∞`` (dropped tails) is placed at ``max_loss`` (``inf`` if that is unknown).
 
         Examples
@@ -267,6 +396,222 @@ class LossDistribution:
         return logsumexp(np.log(self.mass[live])[None, :] + theta[:, None] * idx[None, :], axis=1)
 
 
+def log_mgf(ld: LossDistribution, theta: np.ndarray) -> np.ndarray:
+    """``log Σ mass e^{θ ℓ}`` in loss units (finite part), for an array of ``θ``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import LossDistribution, log_mgf
+    >>> ld = LossDistribution(step=0.5, offset=-2, mass=np.array([0.5, 0, 0, 0, 0.5]))
+    >>> np.round(log_mgf(ld, np.array([0.0, 1.0])), 6).tolist()  # log cosh(1)
+    [0.0, 0.433781]
+    """
+    theta = np.asarray(theta, dtype=float)
+    if theta is _TILTS:  # every tilt decision reads this grid: computed once per distribution
+        if "tilts" not in ld.cache:
+            ld.cache["tilts"] = ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
+        return ld.cache["tilts"]
+    return ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
+
+
+def _loss_error(loss: np.ndarray, magnitude: np.ndarray | float) -> np.ndarray:
+    """A bound on the rounding error of computed losses ``loss`` whose logarithms had size ``magnitude``
+    (plus the rounding of their place on the grid)."""
+    return 16.0 * _U * (1.0 + np.abs(loss) + magnitude)
+
+
+class _Grid:
+    """Accumulates atoms (losses, P-masses) into one ``kind`` of discretization on ``step · ℤ``.
+
+    Atoms may be added in several batches (:meth:`add`); :meth:`result` returns the
+    :class:`LossDistribution`. ``"merge"`` keeps, per bin ``[k step, (k + 1) step)``, the P-mass
+    and the excess and deficit of the bin over its two grid points, and merges at the end.
+    """
+
+    def __init__(self, step: float, kind: str, reach: int = 8) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        self.step, self.kind, self.reach = step, kind, check_int("reach", reach, minimum=1)
+        self.chunks: list[tuple[np.ndarray, ...]] = []
+        self.count = 0
+        self.inf_mass = 0.0
+        self.bottom = 0.0  # P-mass below every atom (upper bounds: at the lowest grid point)
+
+    def add(self, loss: np.ndarray, p: np.ndarray, error: np.ndarray | float = 0.0) -> None:
+        """Add atoms with losses ``loss`` (finite, each within ``error`` of the truth) and P-masses ``p``."""
+        loss = np.asarray(loss, dtype=float)
+        p = np.asarray(p, dtype=float)
+        live = p > 0
+        if not live.any():
+            return
+        loss, p = loss[live], p[live]
+        error = np.broadcast_to(np.asarray(error, dtype=float), live.shape)[live] + _loss_error(loss, 0.0)
+        h = self.step
+        upper = self.kind in ("dots", "up")
+        moved = loss + error if upper else loss - error  # the safe side of the true loss
+        self.count += loss.size
+        if self.kind == "up":
+            k = np.ceil(moved / h)
+            self.chunks.append((k, p))
+        elif self.kind == "down":
+            k = np.floor(moved / h)
+            self.chunks.append((k, p))
+        elif self.kind == "dots":
+            k = np.floor(moved / h)
+            lam = np.expm1((k + 1.0) * h - moved) / math.expm1(h)
+            lam = np.clip(lam * (1.0 - 8.0 * _U), 0.0, 1.0)  # expm1's rounding: less to the lower point
+            self.chunks.append((np.concatenate([k, k + 1.0]), np.concatenate([p * lam, p * (1.0 - lam)])))
+        else:  # merge
+            k = np.floor(moved / h)
+            excess = p * -np.expm1(k * h - moved)  # over the bin's lower point, >= 0
+            deficit = p * np.expm1((k + 1.0) * h - moved)  # under its upper point, > 0
+            self.chunks.append((k, p, excess, deficit))
+
+    def result(self, *, pessimistic_inf: float = 0.0, max_loss: float = math.inf) -> LossDistribution:
+        """The discretized distribution; ``pessimistic_inf`` is mass at ``+∞`` (upper bounds only)."""
+        upper = self.kind in ("dots", "up")
+        if not self.chunks:
+            inf = min(1.0, self.inf_mass + pessimistic_inf + self.bottom) if upper else 0.0
+            return LossDistribution(self.step, 0, np.zeros(1), inf, upper, max_loss=max_loss)
+        k = np.concatenate([c[0] for c in self.chunks])
+        lo, hi = int(k.min()), int(k.max())
+        idx = (k - lo).astype(np.int64)
+        size = hi - lo + 1
+        # Summation: each bin's sum of at most `count` terms is within count · u of the truth.
+        grow = 2.0 * (self.count + 4) * _U
+        if self.kind != "merge":
+            mass = np.bincount(idx, weights=np.concatenate([c[1] for c in self.chunks]), minlength=size)
+            if upper:
+                mass[0] += self.bottom
+                mass *= 1.0 + grow
+            else:
+                mass *= 1.0 - grow
+            inf = min(1.0, (self.inf_mass + pessimistic_inf) * (1.0 + grow)) if upper else 0.0
+            return LossDistribution(self.step, lo, mass, inf, upper, max_loss=max_loss)
+        p = np.bincount(idx, weights=np.concatenate([c[1] for c in self.chunks]), minlength=size)
+        excess = np.bincount(idx, weights=np.concatenate([c[2] for c in self.chunks]), minlength=size)
+        deficit = np.bincount(idx, weights=np.concatenate([c[3] for c in self.chunks]), minlength=size)
+        # Safe side of the merge: less excess, more deficit, less mass (relative 1e-12 covers the
+        # sums' rounding and the expm1 of each term).
+        safe = 1e-12 + grow
+        mass = _merge(p * (1.0 - safe), excess * (1.0 - safe), deficit * (1.0 + safe), self.step, self.reach)
+        return LossDistribution(self.step, lo, mass, 0.0, False, max_loss=max_loss)
+
+
+#: Grid points a part of a bin may be carried up, in the merging step (``_merge``), before it is rounded down.
+MERGE_REACH = 8
+
+
+def _merge(p: np.ndarray, excess: np.ndarray, deficit: np.ndarray, step: float, reach: int = MERGE_REACH) -> np.ndarray:
+    """Merge bins onto grid points from above (see the module docstring), greedily from the bottom.
+
+    Bin ``i`` holds P-mass ``p[i]`` with losses in ``[g_i, g_{i+1})``; ``excess[i]`` is
+    ``Σ p (1 − e^{g_i − ℓ})``, ``deficit[i]`` is ``Σ p (e^{g_{i+1} − ℓ} − 1)``. At ``g_i`` the parts
+    carried up from the bins below (their deficit under ``g_i``) are balanced by a fraction of
+    bin ``i`` sent down (its excess over ``g_i``); the rest of bin ``i`` is carried up. A carried
+    part that bin ``i`` cannot balance moves on to ``g_{i+1}`` (its deficit grows to
+    ``e^{step} D + (e^{step} − 1) P``), for at most ``reach`` grid points; then, and at
+    the top, it is rounded down to the grid point it came from. (A part below a grid point can
+    only go down: raising its loss would need more P or less Q, neither a lower bound.) Every output at ``g_i``
+    has excess >= deficit: its loss is at least ``g_i``. (Returning an unbalanced part at once
+    would round it down by up to a step: a first-order error where bins alternate between
+    heavy and light, as on the lattice of a clone pair's atoms.)
+    """
+    size = p.size
+    out = np.zeros(size)
+    carry_p = carry_d = 0.0
+    origin = 0  # the bin a carried part came from (its atoms' losses are >= g_origin)
+    grow, add = math.exp(step), math.expm1(step)
+
+    def release() -> None:
+        """Round the carried part down to ``g_origin`` (its atoms' losses are at least that)."""
+        out[origin] += carry_p
+
+    live = np.flatnonzero(p > 0.0)
+    pl, el, dl = p[live].tolist(), excess[live].tolist(), deficit[live].tolist()
+    previous = -1
+    for i, pi, ei, di in zip(live.tolist(), pl, el, dl, strict=True):
+        if carry_p > 0.0 and i - previous > 1:
+            # Empty bins between: nothing balances there; the part moves on (e^{kh}(D + P) − P)
+            # unless it has gone as far as it may: then it is placed.
+            if origin + reach < i:
+                release()
+                carry_p = carry_d = 0.0
+            else:
+                gap = (i - previous - 1) * step
+                carry_d = math.exp(gap) * carry_d + math.expm1(gap) * carry_p
+        previous = i
+        if carry_d <= ei * (1.0 - 1e-10):
+            lam = min(1.0, carry_d * (1.0 + 1e-10) / ei) if ei > 0.0 else 0.0
+            out[i] += carry_p + lam * pi
+            carry_p, carry_d, origin = (1.0 - lam) * pi, (1.0 - lam) * di, i
+        else:
+            share = ei * (1.0 - 1e-10) / carry_d  # the fraction of the carried part bin i balances
+            out[i] += pi + share * carry_p
+            carry_p *= 1.0 - share
+            carry_d = grow * (1.0 - share) * carry_d + add * carry_p
+            if i + 1 - origin > reach:
+                release()
+                carry_p = carry_d = 0.0
+    if carry_p > 0.0:
+        release()
+    return out
+
+
+def discretize(
+    loss: np.ndarray,
+    p: np.ndarray,
+    step: float,
+    kind: str = "dots",
+    *,
+    inf_mass: float = 0.0,
+    error: np.ndarray | float = 0.0,
+    max_loss: float = math.inf,
+    reach: int = MERGE_REACH,
+) -> LossDistribution:
+    """Put atoms (finite losses, P-masses) on the grid ``step · ℤ`` (module docstring).
+
+    Parameters
+    ----------
+    loss, p
+        The atoms' finite losses and P-masses (1-D, equal length).
+    step
+        Grid spacing (> 0).
+    kind
+        ``"dots"``, ``"merge"``, ``"up"`` or ``"down"``.
+    inf_mass
+        P-mass at loss ``+∞`` (kept by upper bounds, dropped by lower bounds).
+    error
+        A bound on the error of each computed loss (besides its own rounding).
+    max_loss
+        A known bound on the pair's finite losses (for Rényi moments).
+    reach
+        How many grid points merging may carry a part of a bin up (``"merge"`` only).
+
+    Examples
+    --------
+    One atom at loss 0.3 on the grid ``0.1 ℤ`` stays there; at 0.25 it is split between 0.2 and
+    0.3 (dots) or merged down to 0.2 (merge, no neighbour to balance it):
+
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import discretize
+    >>> ld = discretize(np.array([0.25]), np.array([1.0]), 0.1)
+    >>> ld.losses.round(2).tolist(), ld.mass.round(4).tolist()
+    ([0.2, 0.3], [0.4875, 0.5125])
+    >>> discretize(np.array([0.25]), np.array([1.0]), 0.1, "merge").losses.round(2).tolist()
+    [0.2]
+    """
+    step = check_positive("step", step)
+    loss = np.asarray(loss, dtype=float)
+    p = np.asarray(p, dtype=float)
+    if loss.ndim != 1 or loss.shape != p.shape:
+        raise ValueError(f"loss and p must be 1-D arrays of equal length, got {loss.shape}, {p.shape}")
+    grid = _Grid(step, kind, reach)
+    grid.add(loss, p, error)
+    return grid.result(pessimistic_inf=check_nonnegative("inf_mass", inf_mass), max_loss=max_loss)
+
+
 def from_log_pmfs(
     log_p: np.ndarray,
     log_q: np.ndarray,
@@ -274,6 +619,8 @@ def from_log_pmfs(
     *,
     pessimistic: bool = True,
     max_loss: float = math.inf,
+    kind: str | None = None,
+    reach: int = MERGE_REACH,
 ) -> LossDistribution:
     """The discretized PLD of ``(P, Q)`` from their log-probabilities on common atoms.
 
@@ -287,9 +634,13 @@ def from_log_pmfs(
     step
         Grid spacing (> 0).
     pessimistic
-        Round losses up (upper bounds on δ) or down (lower bounds).
+        An upper bound on every δ (default: connect the dots) or a lower bound (merging).
     max_loss
         A known bound on the pair's finite losses (for Rényi moments).
+    kind
+        One of :data:`KINDS`, overriding the default of ``pessimistic``.
+    reach
+        See :func:`discretize`.
 
     Examples
     --------
@@ -297,8 +648,8 @@ def from_log_pmfs(
     >>> from shufflelib.composition.pld import from_log_pmfs
     >>> p = np.e / (1 + np.e)
     >>> ld = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
-    >>> round(ld.delta(0.5), 3), round(float((np.e - np.exp(0.5)) / (1 + np.e)), 3)  # within the step
-    (0.288, 0.288)
+    >>> round(ld.delta(0.5), 6), round(float((np.e - np.exp(0.5)) / (1 + np.e)), 6)
+    (0.287649, 0.287649)
     """
     lp = np.asarray(log_p, dtype=float)
     lq = np.asarray(log_q, dtype=float)
@@ -307,38 +658,45 @@ def from_log_pmfs(
     if np.any(np.isnan(lp)) or np.any(np.isnan(lq)) or np.any(lp > 1e-12) or np.any(lq > 1e-12):
         raise ValueError("log_p and log_q must contain log-probabilities (<= 0, no NaN)")
     step = check_positive("step", step)
+    kind = kind if kind is not None else ("dots" if pessimistic else "merge")
     live = lp > -np.inf
     lp, lq = lp[live], lq[live]
     finite = lq > -np.inf
     p = np.exp(lp)
+    upper = kind in ("dots", "up")
     inf_mass = float(p[~finite].sum())
-    loss = lp[finite] - lq[finite]
-    # Rounding slack of the computed loss: move atoms at a grid point to the safe side.
-    slack = 8.0 * _U * (np.abs(lp[finite]) + np.abs(lq[finite]) + np.abs(loss)) / step
-    k = np.ceil(loss / step + slack) if pessimistic else np.floor(loss / step - slack)
-    pf = p[finite]
-    if pf.size == 0:
-        return LossDistribution(step, 0, np.zeros(1), min(inf_mass, 1.0), pessimistic, max_loss=max_loss)
-    lo, hi = int(k.min()), int(k.max())
-    mass = np.bincount((k - lo).astype(np.int64), weights=pf, minlength=hi - lo + 1)
     missing = max(0.0, 1.0 - float(p.sum()))
-    if pessimistic:
-        mass = mass * (1.0 + 4.0 * pf.size * _U)  # summation rounding, on the safe side
-        inf_mass += missing
-    return LossDistribution(step, lo, mass, min(inf_mass, 1.0), pessimistic, max_loss=max_loss)
+    grid = _Grid(step, kind, reach)
+    loss = lp[finite] - lq[finite]
+    # exp and the subtraction of two logarithms: a few units in the last place of each.
+    error = _loss_error(loss, np.abs(lp[finite]) + np.abs(lq[finite]))
+    grid.add(loss, p[finite] * (1.0 + (4.0 if upper else -4.0) * _U), error)
+    return grid.result(pessimistic_inf=(inf_mass + missing) if upper else 0.0, max_loss=max_loss)
 
 
-def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float) -> tuple[int, int]:
+def _window(parts: Sequence[tuple[LossDistribution, int]], tail: float, shift: float = 0.0) -> tuple[int, int]:
     """Index range ``[lo, hi]`` of the composed sum outside which at most ``tail`` mass lies (per side).
 
     Chernoff: ``Pr[S >= s] <= exp(K(θ) − θ s)`` for θ > 0 and ``Pr[S <= s] <= exp(K(−θ) + θ s)``,
-    ``K`` the sum of the parts' log-mgfs (in index units, relative to each part's offset).
+    ``K`` the sum of the parts' log-mgfs (in index units, relative to each part's offset), of the
+    parts tilted by ``shift`` (per index unit) and normalized.
     """
     top = sum(count * (ld.mass.size - 1) for ld, count in parts)
     scale = max(1.0, float(top))
     theta = np.geomspace(1e-3 / scale, 50.0, 96)  # any θ gives a valid bound
-    k_up = sum(count * ld.log_mgf(theta) for ld, count in parts)
-    k_down = sum(count * ld.log_mgf(-theta) for ld, count in parts)
+
+    if any(not np.any(ld.mass > 0.0) for ld, _ in parts):
+        return 0, top  # a round with no finite loss: the whole support (compose handles it first)
+
+    def mgf(ld: LossDistribution) -> tuple[np.ndarray, np.ndarray]:
+        key = ("window", shift, scale)
+        if key not in ld.cache:
+            base = ld.log_mgf(np.array([shift]))
+            ld.cache[key] = (ld.log_mgf(shift + theta) - base, ld.log_mgf(shift - theta) - base)
+        return ld.cache[key]
+
+    k_up = sum(count * mgf(ld)[0] for ld, count in parts)
+    k_down = sum(count * mgf(ld)[1] for ld, count in parts)
     log_tail = math.log(tail)
     hi = float(np.min((k_up - log_tail) / theta))
     lo = float(np.max((log_tail - k_down) / theta))
@@ -363,13 +721,14 @@ class WindowTooWide(ValueError):
 
 
 def window_tail(delta: float | None) -> float:
-    """Mass the composition window may leave out per side when the curve is read at ``delta``.
+    """Mass the (untilted) composition window may leave out per side when the curve is read at ``delta``.
 
     ``max(WINDOW_TAIL, WINDOW_SHARE · delta)`` (``WINDOW_TAIL`` for ``None``: a curve read at
     any δ). The window's two tails are counted into every δ, so reading ε at ``delta`` costs
     at most a share ``2e-4`` of ``delta``; in exchange the window of a Gaussian-like sum
     narrows from about ``±sqrt(2 log 1e30) σ`` to ``±sqrt(2 log(1e4 / δ)) σ`` (δ = 1e-6: from
-    ``±11.7 σ`` to ``±6.8 σ``), and the FFT with it.
+    ``±11.7 σ`` to ``±6.8 σ``), and the FFT with it. A tilted composition uses
+    :data:`TILTED_TAIL` instead.
 
     Examples
     --------
@@ -380,6 +739,114 @@ def window_tail(delta: float | None) -> float:
     if delta is None:
         return WINDOW_TAIL
     return max(WINDOW_TAIL, WINDOW_SHARE * check_probability("delta", delta))
+
+
+def tilt_for(
+    parts: Sequence[tuple[LossDistribution, int]], *, eps: float | None = None, delta: float | None = None
+) -> float:
+    """The tilt ``θ >= 0`` (loss units) at which to compose ``parts`` to read δ at ``eps`` or ε at ``delta``.
+
+    ``K(θ) = Σ count · log Σ mass e^{θ ℓ}`` is the composed log-mgf. For ``eps``: the Chernoff
+    saddle point, argmin of ``K(θ) − θ ε``, searched on a geometric grid (and 0) and rounded to
+    a power of ``√2`` (:func:`quantize_tilt`): nearby questions share a composition. For
+    ``delta``: that of the ε where the saddle point estimate of δ reaches ``delta`` (first on
+    the grid), so that the δ question at the answer usually reads the same composition. Any
+    tilt is valid; the saddle point makes the rounding terms smallest where δ is read. No tilt
+    (0) where the untilted composition's rounding terms move ε by less than a relative ``1e-5``
+    at δ (``delta`` if given, else the saddle point estimate of δ at ``eps``): give both to
+    decide for δ read at ``eps`` when δ is known.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import from_log_pmfs, tilt_for
+    >>> p = np.exp(0.1) / (1 + np.exp(0.1))
+    >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
+    >>> tilt_for([(rr, 100)], delta=1e-6), tilt_for([(rr, 100)], delta=1e-12) > 1.0  # untilted is fine at 1e-6
+    (0.0, True)
+    """
+    if eps is None and delta is None:
+        raise ValueError("give eps, delta or both")
+    k = sum(count * log_mgf(ld, _TILTS) for ld, count in parts)
+    if not np.isfinite(k).all():  # a round with no finite loss (all at +∞): no tilt helps
+        return 0.0
+    # The saddle point estimate of δ at the ε where the tilt θ is the Chernoff point (ε = K'(θ)):
+    # log δ ≈ K(θ) − θ K'(θ) − log(θ (θ + 1)) − log(2π K''(θ)) / 2 (the hockey-stick integrand's
+    # Laplace transform is 1/(θ(θ + 1))); K' and K'' by differences on the grid of tilts.
+    t, kk = _TILTS[1:], k[1:]
+    with np.errstate(invalid="ignore", over="ignore"):
+        k1 = np.gradient(kk, t)
+        k2 = np.maximum(np.gradient(k1, t), 1e-300)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        estimate = kk - t * k1 - np.log(t * (t + 1.0)) - 0.5 * np.log(2.0 * math.pi * k2)
+    fine = np.isfinite(estimate)
+    log_delta = None if delta is None else math.log(check_probability("delta", delta))
+    if eps is None:
+        below = np.flatnonzero(fine & (estimate <= log_delta))
+        eps = float(k1[below[0]]) if below.size else float(k1[-1])
+    best = int(np.argmin(k - _TILTS * eps))
+    theta = float(_TILTS[best])
+    if log_delta is None:  # δ at eps, estimated at its saddle point (the Chernoff bound if not finite)
+        j = max(best - 1, 0)
+        log_delta = float(estimate[j]) if best > 0 and fine[j] else float(k[best] - theta * eps)
+    # Untilted, the rounding terms are at most ``untilted``: where they move ε by less than a
+    # relative 1e-5 (δ's slope in ε is about θ δ), the untilted composition is kept: its window
+    # is never wider (a tilt can make a round's far, rare atoms carry most of the tilted mass).
+    untilted = _untilted_slack(parts)
+    if untilted <= 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
+        return 0.0
+    return quantize_tilt(theta)
+
+
+def _untilted_slack(parts: Sequence[tuple[LossDistribution, int]]) -> float:
+    """The slack of ``compose(parts)`` untilted, at most (its window's length from the Chernoff bound)."""
+    lo, hi = _window(parts, WINDOW_TAIL)
+    length = hi - lo + 1
+    total = sum(count for _, count in parts)
+    rounding = 5.0 * (total + 2 + len(parts)) * math.log2(max(length, 2)) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
+    return 2.0 * WINDOW_TAIL + rounding * math.sqrt(length)
+
+
+def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, eps: float) -> float:
+    """An upper bound on the slack at ``eps`` of ``compose(parts, tilt=tilt)`` (single rounds), without composing.
+
+    ``e^{K(θ) − θ ε} (2 · TILTED_TAIL + rounding · g)``: ``K`` the composed log-mgf, the rounding
+    budget of :func:`compose` at the longest FFT allowed, and ``g`` the bound on the weights'
+    norm of the distribution's slack (for ``θ = 0``: ``WINDOW_TAIL``, and the square root
+    of the longest FFT).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import from_log_pmfs, predicted_slack
+    >>> p = np.exp(0.1) / (1 + np.exp(0.1))
+    >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
+    >>> predicted_slack([(rr, 100)], 5.0, 3.0) < 1e-10 < predicted_slack([(rr, 100)], 0.0, 3.0)  # tilted, untilted
+    True
+    """
+    total = sum(count for _, count in parts)
+    rounding = 5.0 * (total + 2 + len(parts)) * math.log2(MAX_FFT_LENGTH) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
+    step = parts[0][0].step
+    if tilt <= 0.0:
+        return 2.0 * WINDOW_TAIL + rounding * math.sqrt(MAX_FFT_LENGTH)
+    k = float(sum(count * log_mgf(ld, np.array([tilt]))[0] for ld, count in parts))
+    norm = min(math.sqrt(MAX_FFT_LENGTH), 1.0 / math.sqrt(-math.expm1(-2.0 * tilt * step)))
+    scale = k - tilt * eps
+    return math.inf if scale > 700.0 else math.exp(scale) * (2.0 * TILTED_TAIL + rounding * norm)
+
+
+def quantize_tilt(theta: float) -> float:
+    """``θ`` rounded to the nearest power of ``√2`` (0 below ``1e-3``).
+
+    Examples
+    --------
+    >>> from shufflelib.composition.pld import quantize_tilt
+    >>> quantize_tilt(3.0), quantize_tilt(0.0)
+    (2.8284271247461903, 0.0)
+    """
+    if theta < 1e-3:
+        return 0.0
+    return 2.0 ** (round(2.0 * math.log2(theta)) / 2.0)
 
 
 def _power(spectrum: np.ndarray, count: int) -> np.ndarray:
@@ -406,29 +873,36 @@ def _power(spectrum: np.ndarray, count: int) -> np.ndarray:
 
 
 def compose(
-    parts: Sequence[tuple[LossDistribution, int]], max_length: int = MAX_FFT_LENGTH, tail: float = WINDOW_TAIL
+    parts: Sequence[tuple[LossDistribution, int]],
+    max_length: int = MAX_FFT_LENGTH,
+    tail: float | None = None,
+    tilt: float = 0.0,
 ) -> LossDistribution:
     """Compose distributions: ``[(ld_1, T_1), (ld_2, T_2), …]`` is ``T_1`` rounds of ``ld_1``, then ….
 
-    All parts must share ``step`` and ``pessimistic``. The result carries the
-    summed ``rounds``, ``tail_mass`` (plus this window's, ``2 · tail``: at most ``tail`` left
-    out on each side, see :func:`window_tail`) and rounding budget. A window
-    needing an FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
+    All parts must share ``step`` and ``pessimistic``. The result carries the summed
+    ``rounds``, and the slack terms of the module docstring: ``tail_mass`` (the parts' plus
+    this window's, ``2 · tail``: at most ``tail`` left out on each side, default
+    :data:`WINDOW_TAIL`, or :data:`TILTED_TAIL` of the tilted mass when ``tilt > 0``, see
+    :func:`window_tail`) and the rounding budget. A tilted composition (``tilt > 0``, loss
+    units, :func:`tilt_for`) takes single rounds only (parts without slack). A window needing an
+    FFT longer than ``max_length`` (at most :data:`MAX_FFT_LENGTH`) raises
     :class:`WindowTooWide`.
 
     Examples
     --------
     Two rounds of randomized response with ``eps0 = 1`` are 2-DP with δ = 0 and
-    ``δ(0) = p² − q²`` (``p = e/(1 + e)``, ``q = 1 − p``), here within the step 1e-3:
+    ``δ(0) = p² − q²`` (``p = e/(1 + e)``, ``q = 1 − p``); the losses ±1 are split between
+    the grid points around them, whose δ(0) is within 1e-6:
 
     >>> import numpy as np
     >>> from shufflelib.composition.pld import compose, from_log_pmfs
     >>> p = np.e / (1 + np.e)
     >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
     >>> two = compose([(rr, 2)])
-    >>> round(two.delta(0.0), 2), round(p**2 - (1 - p) ** 2, 2)
-    (0.46, 0.46)
-    >>> two.delta(2.0 + two.discretization_error) < 1e-12  # 2-DP, up to 2 · step
+    >>> abs(two.delta(0.0) - (p**2 - (1 - p) ** 2)) < 1e-6
+    True
+    >>> two.delta(2.0 + 2e-3) < 1e-12  # 2-DP, up to the two split steps
     True
     """
     if not parts:
@@ -438,11 +912,16 @@ def compose(
     for ld, _ in parts:
         if ld.step != step or ld.pessimistic != pessimistic:
             raise ValueError("all parts must share step and pessimistic")
+    tilt = check_nonnegative("tilt", tilt)
+    if tilt > 0.0 and not all(ld.exact for ld, _ in parts):
+        raise ValueError("a tilted composition takes single rounds (parts without slack terms)")
     if len(parts) == 1 and parts[0][1] == 1:
         return parts[0][0]  # one round: nothing to convolve
-    tail = check_positive("tail", tail)
+    tail = (TILTED_TAIL if tilt > 0.0 else WINDOW_TAIL) if tail is None else check_positive("tail", tail)
     if tail >= 0.5:
         raise ValueError(f"tail must be in (0, 0.5), got {tail!r}")
+    total = sum(count for _, count in parts)
+    rounds = sum(count * ld.rounds for ld, count in parts)
     if any(not np.any(ld.mass > 0.0) for ld, _ in parts):  # a round with every loss infinite
         return LossDistribution(
             step=step,
@@ -450,12 +929,13 @@ def compose(
             mass=np.zeros(1),
             inf_mass=1.0,
             pessimistic=pessimistic,
-            rounds=sum(count * ld.rounds for ld, count in parts),
+            rounds=rounds,
             tail_mass=sum(count * ld.tail_mass for ld, count in parts),
             rounding=sum(count * ld.rounding for ld, count in parts),
             max_loss=math.inf,
         )
-    lo, hi = _window(parts, tail)
+    shift = tilt * step  # the tilt per index unit
+    lo, hi = _window(parts, tail, shift)
     size = hi - lo + 1
     length = sfft.next_fast_len(size, real=True)
     max_length = min(check_int("max_length", max_length, minimum=2), MAX_FFT_LENGTH)
@@ -465,36 +945,56 @@ def compose(
             length / max_length,
         )
     spectrum = None
+    log_scale = 0.0  # log of the composed tilted mass, M^T (loss units, offsets included)
+    eta = 0.0  # relative rounding of the tilting, T-fold through the convolution
     for ld, count in parts:
-        if ld.mass.size <= length:
+        mass = ld.mass
+        if shift > 0.0:
+            idx = np.arange(mass.size)
+            with np.errstate(divide="ignore"):
+                logs = np.log(mass) + shift * idx
+            log_m = float(logsumexp(logs))
+            mass = np.exp(logs - log_m)
+            log_scale += count * (log_m + tilt * step * ld.offset)
+            eta += count * 4.0 * _U * (4.0 + abs(log_m) + shift * mass.size + float(np.max(np.abs(logs[mass > 0]))))
+        if mass.size <= length:
             folded = np.zeros(length)
-            folded[: ld.mass.size] = ld.mass
+            folded[: mass.size] = mass
         else:
-            folded = np.bincount(np.arange(ld.mass.size) % length, weights=ld.mass, minlength=length)
+            folded = np.bincount(np.arange(mass.size) % length, weights=mass, minlength=length)
         power = _power(sfft.rfft(folded, overwrite_x=True), count)
         spectrum = power if spectrum is None else np.multiply(spectrum, power, out=spectrum)
     cyclic = sfft.irfft(spectrum, n=length, overwrite_x=True)
     # The window starts at index lo % length of the cycle; clipping only moves towards the truth.
-    shift = lo % length
+    shift_idx = lo % length
     mass = np.empty(size)
-    head = min(size, length - shift)
-    mass[:head] = cyclic[shift : shift + head]
+    head = min(size, length - shift_idx)
+    mass[:head] = cyclic[shift_idx : shift_idx + head]
     mass[head:] = cyclic[: size - head]
     np.maximum(mass, 0.0, out=mass)
-    total = sum(count for _, count in parts)
+    offset = sum(count * ld.offset for ld, count in parts) + lo
+    if shift > 0.0:
+        loss = (offset + np.arange(size)) * step
+        with np.errstate(divide="ignore"):
+            logs = np.log(mass) + log_scale - tilt * loss
+        eta += 4.0 * _U * (4.0 + abs(log_scale) + float(np.max(np.abs(tilt * loss))) + 745.0)
+        # Untilted masses are at most 1: clipping moves towards the truth.
+        mass = np.exp(np.minimum(logs + (eta if pessimistic else -eta), 0.0))
     log_keep = sum(count * math.log1p(-min(ld.inf_mass, 1.0 - 1e-300)) for ld, count in parts)
     return LossDistribution(
         step=step,
-        offset=sum(count * ld.offset for ld, count in parts) + lo,
+        offset=offset,
         mass=mass,
         inf_mass=-math.expm1(log_keep),
         pessimistic=pessimistic,
-        rounds=sum(count * ld.rounds for ld, count in parts),
+        rounds=rounds,
         tail_mass=sum(count * ld.tail_mass for ld, count in parts) + 2.0 * tail,
         rounding=sum(count * ld.rounding for ld, count in parts)
         + 5.0 * (total + 2 + len(parts)) * math.log2(length) * _U
         + 2.0 * len(parts) * SPECTRUM_FLOOR,
         max_loss=sum(count * ld.max_loss for ld, count in parts),
+        log_scale=log_scale,
+        tilt=tilt if shift > 0.0 else 0.0,
     )
 
 

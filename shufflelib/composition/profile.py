@@ -65,6 +65,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .._validation import check_array, check_positive
+from ..bounds.base import NotApplicableError
 from .pld import LossDistribution
 
 __all__ = [
@@ -312,5 +313,5 @@ def inverse_profile_pld(
     if eps_max is not None:
         keep &= eps < eps_max
     if not keep.any():
-        raise ValueError("epsilon(delta) is infinite on the whole delta grid: nothing to build a pair from")
+        raise NotApplicableError("not applicable: epsilon(delta) is infinite on the whole delta grid (1e-30 to 1/2)")
     return profile_pld(eps[keep], deltas[keep], step, eps_max=eps_max)
