@@ -454,8 +454,8 @@ def largest_eps0(
 
     The one "largest local parameter reaching (ε, δ)" search of the bounds
     (``shufflelib._roots.largest_reaching``): starts at ``min(eps, 50)`` (at least the box's
-    smallest ``eps0``, :data:`~shufflelib._validation.EPS0_MIN`), halving down to
-    :data:`~shufflelib._validation.EPS0_MIN` for bounds not capped at ``eps0``; ``epsilon_at``
+    smallest ``eps0``, ``EPS0_MIN = 1e-6``), halving down to
+    ``EPS0_MIN = 1e-6`` for bounds not capped at ``eps0``; ``epsilon_at``
     returns ``inf`` where the theorem does not apply. The answer is in the box: an ``eps0``
     below it would be refused by the other two questions.
 
