@@ -43,7 +43,7 @@ def measured(browser, server):  # noqa: F811 (fixtures)
         if path not in _MEASURED:
             _MEASURED[path] = measure_pages.measure(browser, server, path)
             REPORT.parent.mkdir(parents=True, exist_ok=True)
-            REPORT.write_text(json.dumps(list(_MEASURED.values()), indent=1, ensure_ascii=False))
+            REPORT.write_text(json.dumps(list(_MEASURED.values()), indent=1))
         return _MEASURED[path]
 
     return get

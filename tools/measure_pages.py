@@ -407,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print("\n\n".join(details(m) for m in rows))
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+        args.json.write_text(json.dumps(rows, indent=1))
     return 0 if all(not failures(m) for m in rows) else 1
 
 
