@@ -419,7 +419,7 @@ class ExactKRR(AmplificationBound):
     #: dataset that takes the lead) and a root finding over ``eps0`` of those for ``max_eps0``.
     SEARCHES = {"delta": 1.0, "epsilon": 4.0, "eps0": 40.0}
     #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound (estimated
-    #: seconds of :class:`~shufflelib.bounds.krr_worst_case._Meter`, every evaluation counted).
+    #: seconds of the work meter of ``krr_worst_case``, every evaluation counted).
     BINARY_SHARE = {"delta": 1.0, "epsilon": 1.0, "eps0": 1.0}
     #: The options the command-line calculator builds this bound with: a budget that keeps a
     #: whole command (start-up, the two bracket ends, the search) within about 2 s.
