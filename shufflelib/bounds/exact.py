@@ -421,8 +421,8 @@ class ExactKRR(AmplificationBound):
     #: Share of ``work_limit`` one answer may spend in the k = 2 branch and bound (estimated
     #: seconds of the work meter of ``krr_worst_case``, every evaluation counted).
     BINARY_SHARE = {"delta": 1.0, "epsilon": 1.0, "eps0": 1.0}
-    #: The options the command-line calculator builds this bound with: a budget that keeps a
-    #: whole command (start-up, the two bracket ends, the search) within about 2 s.
+    #: Options of the command-line calculator for this bound (a budget that keeps a
+    #: whole command, start-up, the two bracket ends and the search, within about 2 s).
     CALCULATOR_OPTIONS = {"work_limit": CALCULATOR_WORK_LIMIT}
 
     def is_exact(self, n: int, command: str = "delta", first: float | None = None, second: float | None = None) -> bool:

@@ -44,7 +44,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.stats import binom
 
-from .._validation import EPS0_LIMIT, MAX_ROUNDS, check_eps0, check_int, check_n, check_positive, check_probability
+from .._validation import EPS0_LIMIT, check_eps0, check_int, check_n, check_positive, check_probability
+from .._validation import MAX_ROUNDS as _BOX_ROUNDS
 from ..bounds import AmplificationBound, BlanketBennett
 from ..bounds.base import NotApplicableError
 from ..bounds.clones import ClonePairBound, binomial_range
@@ -100,6 +101,10 @@ __all__ = [
     "route",
     "subsampled_model",
 ]
+
+#: Largest number of rounds accepted (the calculator's box; beyond, the FFT windows outgrow
+#: memory at useful steps).
+MAX_ROUNDS: int = _BOX_ROUNDS
 
 
 def check_rounds(rounds: object) -> int:
