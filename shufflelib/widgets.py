@@ -6,7 +6,9 @@ It draws the figure once for every point of a small parameter grid, stacks the
 pictures in nested :class:`ipywidgets.Stack` widgets, and links each slider's
 position to the stacks' ``selected_index`` with :func:`ipywidgets.jslink`. A
 ``jslink`` runs in the browser, so the same widget works in Jupyter, in Binder
-and on the website with no kernel at all.
+and on the website with no kernel at all. In print (the PDF edition) a widget
+cannot move: the explorer then shows the figure of its initial grid point, as
+a vector PDF, in place of its controls.
 
 Examples
 --------
@@ -24,17 +26,23 @@ Examples
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import itertools
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence, Sized
 from typing import Any
 
+import ipywidgets
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-__all__ = ["figure_explorer", "render_png", "MAX_GRID_POINTS"]
+from .plotting import format_number
+
+__all__ = ["FigureExplorer", "figure_explorer", "render_png", "MAX_GRID_POINTS"]
 
 #: Largest number of grid points (pictures) a single explorer precomputes.
 MAX_GRID_POINTS = 240
@@ -71,18 +79,59 @@ def render_png(fig: Figure, *, dpi: int = 90) -> bytes:
 
 
 def _label(value: Any) -> str:
-    if isinstance(value, float):
-        if math.isfinite(value) and value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
-            # Mantissa and exponent from the decimal form: no overflow or division by 10**-324.
-            mantissa_text, exponent_text = f"{value:.5e}".split("e")
-            mantissa, exponent = float(mantissa_text), int(exponent_text)
-            return f"{mantissa:g}e{exponent}" if mantissa != 1 else f"1e{exponent}"
-        return f"{value:g}"
-    if isinstance(value, int) and abs(value) >= 10**5:
-        exponent = round(math.log10(abs(value)))
-        if 10**exponent == abs(value):
-            return ("-" if value < 0 else "") + f"1e{exponent}"
-    return str(value)
+    """A slider's label for a grid value: 10⁶ and 2 × 10⁻⁴ for large and small numbers."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+        return format_number(value, digits=6)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+class FigureExplorer(widgets.VBox):
+    """The box of :func:`figure_explorer`: its controls above the stack of pictures.
+
+    Shown by a notebook, it offers the live widget and, for what cannot run widgets (the
+    PDF edition), a still: the figure of the initial grid point as a vector PDF and a PNG
+    (or, for an explorer of HTML views, the text of the initial view) instead of the
+    box's Python repr.
+
+    Examples
+    --------
+    >>> import matplotlib.pyplot as plt
+    >>> def plot(k):
+    ...     fig, ax = plt.subplots(figsize=(2, 2))
+    ...     ax.plot(range(k))
+    ...     return fig
+    >>> box = figure_explorer(plot, {"k": [2, 3]}, caption=lambda k: f"<b>k</b> = {k}")
+    >>> sorted(box._repr_mimebundle_())[:2], box._repr_mimebundle_()["text/plain"]
+    (['application/pdf', 'application/vnd.jupyter.widget-view+json'], 'k = 2')
+    """
+
+    def __init__(self, children: Sequence[ipywidgets.Widget], still: Mapping[str, str]) -> None:
+        super().__init__(list(children))
+        self._still = dict(still)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        bundle = dict(bundle[0] if isinstance(bundle, tuple) else bundle or {})
+        bundle.update(self._still)
+        return bundle
+
+
+def _still(shown: Figure | str, caption: str | None) -> dict[str, str]:
+    """What print shows of the initial grid point: the figure (PDF and PNG) or the HTML's text."""
+    text = caption and re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", caption))).strip()
+    if isinstance(shown, str):
+        body = re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", shown))).strip()
+        return {"text/plain": "\n".join(filter(None, [body, text]))}
+    still = {"text/plain": text or "(an interactive figure: its first picture is shown in print)"}
+    for fmt, mime in (("pdf", "application/pdf"), ("png", "image/png")):
+        buffer = io.BytesIO()
+        shown.savefig(buffer, format=fmt, bbox_inches="tight")
+        still[mime] = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return still
 
 
 def _control(values: Sequence[Any], start: int, label: str) -> widgets.Widget:
@@ -106,7 +155,7 @@ def figure_explorer(
     initial: Mapping[str, Any] | None = None,
     caption: Callable[..., str] | None = None,
     dpi: int = 90,
-) -> widgets.VBox:
+) -> FigureExplorer:
     """Sliders over a parameter grid that flip between precomputed figures.
 
     Parameters
@@ -133,8 +182,9 @@ def figure_explorer(
 
     Returns
     -------
-    ipywidgets.VBox
-        One slider per parameter above the stack of pictures.
+    FigureExplorer
+        An :class:`ipywidgets.VBox`: one slider per parameter above the stack of
+        pictures; in print, the figure of the initial grid point.
 
     Notes
     -----
@@ -192,10 +242,14 @@ def figure_explorer(
             start[name] = (len(values[name]) - 1) // 2
 
     controls = [_control(values[name], start[name], labels.get(name, name)) for name in names]
+    initial_point = tuple(values[name][start[name]] for name in names)
+    still: dict[str, str] = {}
 
     def cell(point: tuple[Any, ...]) -> widgets.Widget:
         params = dict(zip(names, point, strict=False))
         shown = plot(**params)
+        if point == initial_point and isinstance(shown, (str, Figure)):
+            still.update(_still(shown, caption(**params) if caption else None))
         if isinstance(shown, str):
             view: widgets.Widget = widgets.HTML(shown)
         elif isinstance(shown, Figure):
@@ -220,4 +274,4 @@ def figure_explorer(
         return stack
 
     figures = build(0, ())
-    return widgets.VBox([*controls, figures])
+    return FigureExplorer([*controls, figures], still)

@@ -67,10 +67,23 @@ def test_students_get_the_launch_button_environment() -> None:
     assert "shufflelib @ git+https://github.com/o/r" in text.splitlines() and "-e ." not in text.splitlines()
 
 
+def placeholder_keys(text: str) -> dict[str, list[str]]:
+    """A key for every check call of the chapter's student notebook (the build publishes the real ones)."""
+    from course_kit import _check_calls
+
+    cells = to_notebook(without_solutions(text)).cells
+    return {
+        c.source: ["answer-key:exact:" + "0" * 16] * len(_check_calls(c.source))
+        for c in cells
+        if _check_calls(c.source)
+    }
+
+
 def test_archives_hold_every_chapter() -> None:
     data = chapters()
+    keys = {name: placeholder_keys(text) for name, text in data.items()}
     for students in (True, False):
-        with zipfile.ZipFile(io.BytesIO(archive(data, students=students, requirements="numpy\n"))) as zf:
+        with zipfile.ZipFile(io.BytesIO(archive(data, students=students, requirements="numpy\n", keys=keys))) as zf:
             names = set(zf.namelist())
             assert {f"{n}.ipynb" for n in LECTURES} <= names
             assert {"README.txt", "requirements.txt"} <= names
@@ -101,3 +114,106 @@ def test_each_chapter_says_how_students_get_it_without_solutions(name: str) -> N
     """JupyterLab shows the solutions' code cells: each chapter points to the student notebooks."""
     exercises = chapters()[name].split("\n## Exercises\n", 1)[1]
     assert 'href="../course/student-notebooks.zip"' in exercises.split("```{exercise}", 1)[0]
+
+
+# --- exercise checks: one shape in every chapter, and no expected value in the student notebooks ---
+
+sys.path.insert(0, str(ROOT / "tools"))
+import exercise_checks  # noqa: E402
+from course_kit import CheckError, answer_keys, student_notebook, with_keys  # noqa: E402
+
+from shufflelib.exercises import ANSWER_KEY_MIME, AnswerKey, check_answer  # noqa: E402
+
+
+@pytest.mark.parametrize("name", LECTURES)
+def test_every_check_has_the_books_one_shape(name: str) -> None:
+    """An answer cell, then a check cell tagged remove-cell that holds only the check's code."""
+    text = chapters()[name]
+    assert exercise_checks.check_cells(text), f"{name}: no exercise check"
+    assert exercise_checks.problems(text) == []
+
+
+SMALL_CHAPTER = """---
+jupytext:
+  text_representation:
+    format_name: myst
+---
+
+# A chapter
+
+```{code-cell} ipython3
+from shufflelib.exercises import check_answer
+```
+
+```{exercise} Three quarters
+:label: ex-q
+```
+
+```{code-cell} ipython3
+q_answer = None  # your answer here
+```
+
+```{code-cell} ipython3
+:tags: [remove-cell]
+
+expected = 3 / 4
+check_answer(q_answer, expected, rtol=1e-6)
+```
+
+```{solution-start} ex-q
+:class: dropdown
+```
+
+```{code-cell} ipython3
+check_answer(0.75, 3 / 4)
+```
+
+```{solution-end}
+```
+"""
+
+
+def test_student_check_holds_the_key_not_the_value(capsys) -> None:
+    check_source = "expected = 3 / 4\ncheck_answer(q_answer, expected, rtol=1e-6)"
+    key = str(AnswerKey.of(3 / 4, rtol=1e-6))
+    notebook = student_notebook(SMALL_CHAPTER, {check_source: [key]})
+    sources = [cell.source for cell in notebook.cells if cell.cell_type == "code"]
+    assert sources[-1] == f'check_answer(q_answer, "{key}")'
+    assert not any("3 / 4" in s or "0.75" in s or "expected" in s for s in sources)
+    # the student's check works without the value
+    namespace = {"check_answer": check_answer, "q_answer": 0.75}
+    exec(sources[-1], namespace)  # noqa: S102 (the notebook's own cell)
+    namespace["q_answer"] = 0.7
+    exec(sources[-1], namespace)  # noqa: S102
+    assert capsys.readouterr().out.splitlines() == [
+        "Correct: 0.75",
+        "Not quite: 0.7 is not the expected value (try again, or see the solution).",
+    ]
+
+
+def test_student_notebook_refuses_a_check_without_a_key() -> None:
+    with pytest.raises(CheckError, match="published no key"):
+        student_notebook(SMALL_CHAPTER, {})
+    with pytest.raises(CheckError, match="answer line"):
+        with_keys("x_answer = None  # your answer here\ncheck_answer(x_answer, 1.0)", ["answer-key:exact:" + "0" * 16])
+    with pytest.raises(CheckError, match="2 check_answer calls for 1"):
+        with_keys("check_answer(a, 1.0)\ncheck_answer(b, 2.0)", ["answer-key:exact:" + "0" * 16])
+
+
+def test_answer_keys_are_read_from_the_executed_notebook() -> None:
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("check_answer(q_answer, 0.75)")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={ANSWER_KEY_MIME: {"key": "k1"}, "text/plain": ""})]
+    notebook.cells = [nbformat.v4.new_code_cell("x = 1"), cell]
+    assert answer_keys(notebook) == {"check_answer(q_answer, 0.75)": ["k1"]}
+
+
+def test_exercise_checks_rewrites_the_older_shapes() -> None:
+    old = SMALL_CHAPTER.replace(
+        "q_answer = None  # your answer here\n```\n\n```{code-cell} ipython3\n:tags: [remove-cell]\n\n",
+        "q_answer = None  # your answer here\n",
+    )
+    assert exercise_checks.problems(old)
+    assert exercise_checks.convert(old) == SMALL_CHAPTER
+    remove_input = SMALL_CHAPTER.replace(":tags: [remove-cell]", ":tags: [remove-input]")
+    assert exercise_checks.problems(remove_input) and exercise_checks.convert(remove_input) == SMALL_CHAPTER

@@ -400,6 +400,36 @@ def test_course_kit_archives_are_on_the_site(laptop, server) -> None:
         text = archive.read("amplification.ipynb").decode()
         assert "check_answer(" in text
         assert ("solution-start" in text) is ("answer-key" in link)
+        if "student" in link:
+            _student_checks_hold_keys_not_values(archive)
+
+
+def _student_checks_hold_keys_not_values(archive) -> None:
+    """Every check of the student notebooks holds a hashed key, which accepts the right answer."""
+    import ast
+
+    import nbformat
+
+    from shufflelib.exercises import AnswerKey
+
+    keys = {}
+    for name in archive.namelist():
+        if not name.endswith(".ipynb"):
+            continue
+        for cell in nbformat.reads(archive.read(name).decode(), as_version=4).cells:
+            if cell.cell_type != "code" or "check_answer(" not in cell.source:
+                continue
+            for call in ast.walk(ast.parse(cell.source)):
+                if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "check_answer":
+                    expected = call.args[1]
+                    assert isinstance(expected, ast.Constant) and expected.value.startswith("answer-key:"), (
+                        f"{name}: a check holds its expected value: {cell.source!r}"
+                    )
+                    keys.setdefault(name, []).append(AnswerKey.parse(expected.value))
+    assert len(keys) >= 8, sorted(keys)
+    # Chapter 1's first exercise: the blanket weight of randomized response at eps0 = log 3 is 1/2.
+    gamma = keys["local_randomizers.ipynb"][0]
+    assert gamma.accepts(0.5) and gamma.accepts(0.50001) and not gamma.accepts(0.6)
 
 
 CALCULATOR = "book/calculator.html"
