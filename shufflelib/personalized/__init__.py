@@ -22,6 +22,9 @@ how private is the whole protocol?
   :mod:`~shufflelib.personalized.monte_carlo`: exact and Monte Carlo lower
   bounds on the true privacy of the shuffled protocol;
 * :mod:`~shufflelib.personalized.reproduction`: Table 2 and Figure 4;
+* :mod:`~shufflelib.personalized.regions` and :mod:`~shufflelib.personalized.schematics`:
+  the regions of the paper's Fig. 2 with the pointwise conditions they break, and the
+  pictures of Figs. 1 and 2;
 * the calculator's family: :mod:`shufflelib.calculator.personalized`.
 """
 
