@@ -67,6 +67,7 @@ const run = ([kind, ...a]) => {
     case "eps": return Number(N.fmt(B.epsilonUpper(...a), 1));
     case "delta": return Number(N.fmt(B.deltaUpper(...a), 1));
     case "eps0": { const v = B.maxEps0Lower(...a); return v === null ? null : Number(N.fmt(v, -1)); }
+    case "validity": return B.validity(...a);
     case "T-eps": return C.composedEpsilon(...a).eps;
     case "T-delta": return C.composedDelta(...a).delta;
     case "T-eps0": {
@@ -310,3 +311,11 @@ def test_the_command_lines_name_the_bound_family_and_rounds() -> None:
         " --compose 10",
         "python -m shufflelib epsilon --bound blanket-hoeffding --n 1000 --eps0 1.3 --delta 3e-7 --mechanism laplace",
     ]
+
+
+def test_a_reason_names_its_limit_as_a_number() -> None:
+    """Where a theorem's limit is negative (clones-closed at n = 9), the page's reason shows it, not NaN."""
+    (reason,) = node_run([["validity", "clones-closed", 9, 1.3, 3e-7]])
+    assert reason is not None and "NaN" not in reason, reason
+    limit = float(reason.rsplit("=", 1)[1])
+    assert limit <= math.log(9 / (16 * math.log(2 / 3e-7))) < limit + 1e-3, reason

@@ -283,6 +283,7 @@
   function fmt(x, dir, digits = 4) {
     if (x === 0) return "0";
     if (!Number.isFinite(x)) return String(x);
+    if (x < 0) return "-" + fmt(-x, -dir, digits); // rounding −x up is rounding x down
     const e = Math.floor(Math.log10(x));
     const scale = digits - 1;
     let m = Math.round(x / Math.pow(10, e - scale));
