@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import logging
-
 import math
 from typing import Any
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._validation import EPS0_MIN, check_positive, check_probability
-from ..bounds.base import NotApplicableError
+from ..bounds.base import DELTA_FLOOR, NotApplicableError
 from ..curves import PrivacyCurve, invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
 from .pld import (
@@ -672,6 +672,8 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
     method = "rdp" if rdp < pld else "pld"
     value = min(pld, rdp)
+    if curve.upper and 0.0 < pld and value < DELTA_FLOOR:
+        value = DELTA_FLOOR  # an upper bound below the floor (e.g. Rényi DP's exp underflowing to 0) rounds up
     error = math.nan
     if curve.companions:
         low, high = curve.delta_bracket(eps)
