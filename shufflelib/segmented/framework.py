@@ -50,6 +50,14 @@ class TwoRounds:
         Number of messages of the data round.
     estimate
         The estimated item frequencies.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sets, levels = np.tile([0, 1], (400, 1)), np.repeat([0, 1], 200)
+    >>> run = two_rounds(sets, levels, [1.0, 2.0], 5, 2, 1e-4, 1.0, np.random.default_rng(0))
+    >>> isinstance(run, TwoRounds), run.messages >= 0
+    (True, True)
     """
 
     level_counts: np.ndarray
@@ -87,6 +95,14 @@ def two_rounds(
         The only source of randomness.
     grid_points
         Size of Step 2's grid of ``m``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> sets, levels = np.tile([0, 1], (400, 1)), np.repeat([0, 1], 200)
+    >>> run = two_rounds(sets, levels, [1.0, 2.0], 5, 2, 1e-4, None, np.random.default_rng(0))
+    >>> run.level_counts.tolist()  # eps_p=None: the exact level histogram
+    [200.0, 200.0]
     """
     levels = check_array("levels", levels, ndim=1, low=0, integral=True).astype(np.int64)
     level_eps = check_array("level_eps", level_eps, ndim=1, low=0.0)
