@@ -260,7 +260,9 @@ def _adaptive_closed_form(law: PopulationLaw, q: float, pad_to: int) -> tuple[in
     return int(c[0]), pmf, lost_r + lost_p
 
 
-def _mixture_by_losses(trials: np.ndarray, probs: np.ndarray, q: float, dropped: float) -> tuple[int, np.ndarray, float]:
+def _mixture_by_losses(
+    trials: np.ndarray, probs: np.ndarray, q: float, dropped: float
+) -> tuple[int, np.ndarray, float]:
     """A clone count stochastically below the mixture, for ``q`` near 1 and a wide law of ``M``.
 
     ``C = M − B`` with ``B | M ~ Bin(M, 1 − q)`` (the reports that are not clones); ``B`` is
