@@ -696,7 +696,7 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
 
 #: CPU seconds the ε₀ question's search may take (:func:`largest_composed`): then it answers with
 #: the largest local parameter already certified (a valid answer, with a warning).
-SEARCH_BUDGET = 1.0
+SEARCH_BUDGET = 0.6
 
 
 class _OutOfTime(Exception):
