@@ -36,26 +36,11 @@ from shufflelib.bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
 from shufflelib.composition import MAX_ROUNDS, bound_model, composed_epsilon
 
 sys.path.insert(0, str(Path(__file__).parent))
-from calculator_reference import clone_pair_bracket, clone_pair_compositions, pair_probability  # noqa: E402
+from calculator_reference import CONFIGS, clone_pair_bracket, clone_pair_compositions, pair_probability  # noqa: E402
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "_static" / "calculator"
 #: The page's rounding: four significant digits in the safe direction, after its margins.
 SHOWN_RTOL = 1.1e-3
-#: The bound configurations of the page: (bound, randomizer family, k).
-CONFIGS = [
-    ("stronger-clones", "krr", 2),
-    ("thinned-clones", "krr", 3),
-    ("thinned-clones", "krr", 20),
-    ("clones", "generic", None),
-    ("blanket-bennett", "generic", None),
-    ("blanket-bennett", "krr", 10),
-    ("blanket-bennett", "laplace", None),
-    ("blanket-hoeffding", "generic", None),
-    ("blanket-hoeffding", "krr", 4),
-    ("blanket-hoeffding", "laplace", None),
-    ("clones-closed", "generic", None),
-    ("erlingsson", "generic", None),
-]
 
 DRIVER = """
 const dir = process.argv[1];
