@@ -323,6 +323,9 @@ def test_every_page_reads_well_on_a_laptop(laptop, server, path) -> None:
     outputs = page.evaluate("() => Array.from(document.querySelectorAll('.cell_output')).map(e => e.innerText.trim())")
     assert "False" not in outputs, f"{path}: a cell shows a bare False"
     assert not [o for o in outputs if "Replace None" in o], f"{path}: a check cell asks for an answer"
+    # a solution's own check_answer prints its verdict: a solution that drifted from its key fails here
+    drifted = [o for o in outputs if "Not quite:" in o]
+    assert not drifted, f"{path}: a solution's check says it is wrong: {drifted[:2]}"
 
     text = page.evaluate(READER_TEXT)
     raw = RAW_TEX.findall(text)
