@@ -233,7 +233,12 @@ def composed(rounds: int, count: int, reference: int) -> None:
             or page >= rounds * eps0
         ):
             continue
-        lower, upper = clone_pair_bracket(n, eps0, pair_probability(name, eps0), rounds, delta, 1e-3 * page / rounds)
+        try:
+            lower, upper = clone_pair_bracket(
+                n, eps0, pair_probability(name, eps0), rounds, delta, 1e-3 * page / rounds
+            )
+        except (ValueError, MemoryError):  # the reference's grid too large for memory at this input
+            continue
         checked += 1
         below += page < lower
         worst, widest = max(worst, page / lower), max(widest, upper / lower - 1)
