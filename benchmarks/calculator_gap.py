@@ -229,7 +229,7 @@ def composed(rounds: int, count: int, reference: int) -> None:
             n > {2: 1e6, 10: 1e6, 100: 1e5, 1000: 1e4}.get(rounds, 0)
             or delta < 1e-12
             or eps0 > 3
-            or page <= 0
+            or page <= 1e-12  # at the floor 1e-15 (δ_T(0) <= δ) its grid, 1e-3 ε / T, would not fit
             or page >= rounds * eps0
         ):
             continue
