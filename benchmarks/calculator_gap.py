@@ -229,11 +229,16 @@ def composed(rounds: int, count: int, reference: int) -> None:
             n > {2: 1e6, 10: 1e6, 100: 1e5, 1000: 1e4}.get(rounds, 0)
             or delta < 1e-12
             or eps0 > 3
-            or page <= 0
+            or page <= 1e-12  # at the floor 1e-15 (δ_T(0) <= δ) its grid, 1e-3 ε / T, would not fit
             or page >= rounds * eps0
         ):
             continue
-        lower, upper = clone_pair_bracket(n, eps0, pair_probability(name, eps0), rounds, delta, 1e-3 * page / rounds)
+        try:
+            lower, upper = clone_pair_bracket(
+                n, eps0, pair_probability(name, eps0), rounds, delta, 1e-3 * page / rounds
+            )
+        except (ValueError, MemoryError):  # the reference's grid too large for memory at this input
+            continue
         checked += 1
         below += page < lower
         worst, widest = max(worst, page / lower), max(widest, upper / lower - 1)
