@@ -141,6 +141,10 @@ def classify(argv: list[str], info: dict) -> tuple[list[str], float]:
         return found, seconds
     record = json.loads(out.strip().splitlines()[-1])
     rounds = info["rounds"]
+    if record.get("lower_bound"):
+        # A lower bound's ε at δ is the largest ε with δ(ε) > δ (rounded down): its δ read back is
+        # above δ by definition, so the round trips below (those of upper bounds) do not apply.
+        return found, seconds
     if info["question"] == "epsilon":
         eps = record.get("eps")
         if eps is not None and math.isfinite(info["eps0"]) and eps > rounds * info["eps0"] * (1 + 1e-12):
