@@ -132,6 +132,37 @@ def composed() -> list[list[str]]:
         out.append(["delta", *head, "--eps0", eps0, "--eps", "1e-4"])
     # At n = 10^9 the segmented answer above is its top, λ = 1; below it, a search.
     out.append(["eps0", *segmented[1], "--compose", "1000", "--eps", "0.05", "--delta", "1e-6"])
+    # Every other uniform bound (issue 29: every family), eps0 at both ends of the box, subnormal δ.
+    for (bound, mech), n in itertools.product(
+        (
+            ("erlingsson", ["--mechanism", "generic"]),
+            ("blanket-hoeffding", ["--mechanism", "generic"]),
+            ("clones-closed", []),
+            ("exact-krr", ["--mechanism", "krr", "--k", "2"]),
+            ("krr-two-pair-lower", ["--mechanism", "krr", "--k", "2"]),
+            ("variation-ratio", ["--mechanism", "generic"]),
+        ),
+        NS,
+    ):
+        head = ["--bound", bound, *mech, "--n", n, "--compose", str(MAX_ROUNDS)]
+        out += [["epsilon", *head, "--eps0", eps0, "--delta", "5e-324", "--json"] for eps0 in ("1e-6", "100")]
+        out.append(["delta", *head, "--eps0", "1", "--eps", "1e-3"])
+        out.append(["eps0", *head, "--eps", "1", "--delta", "1e-12"])
+    # The personalized bounds (two levels at the box's ends; Gaussian levels with a local δ) and the
+    # other population laws, composed.
+    for bound, noise in itertools.product(
+        ("pers-liu24", "pers-liu24-printed", "pers-fv", "pers-blanket"),
+        (["--randomizer", "rr"], ["--randomizer", "gaussian", "--calibration", "analytic", "--delta0", "1e-8"]),
+    ):
+        head = ["--bound", bound, *noise, "--counts", "1,999999999"]
+        out.append(["epsilon", *head, "--eps0", "1e-6,100", "--compose", str(MAX_ROUNDS), "--delta", "5e-324"])
+        out.append(["delta", *head, "--eps0", "0.5,1", "--compose", str(MAX_ROUNDS), "--eps", "1"])
+        out.append(["eps0", *head, "--eps0", "0.5,1", "--compose", "321", "--eps", "1", "--delta", "1e-12"])
+    for law, eps0 in itertools.product(("poisson:2", "poisson:1000000000", "binomial:1000000000,0.3"), EPS0S[::2]):
+        bound = "pop-binomial" if law.startswith("binomial") else "pop-poisson"
+        head = ["--bound", bound, "--population", law, "--compose", str(MAX_ROUNDS)]
+        out.append(["epsilon", *head, "--eps0", eps0, "--delta", "5e-324"])
+        out.append(["delta", *head, "--eps0", eps0, "--eps", "1"])
     # The segmented family's epsilon and delta questions composed (every λ a profile of the exact
     # item curve), at n = 2 too.
     for head in [*segmented, ["--bound", "segmented-exact", "--n", NS[0], "--m", "1.5", "--d", "17", "--s", "4"]]:

@@ -10,7 +10,7 @@ values (the box's corners, subnormal δ), each run in process through ``python -
 2. **round trip**: an ε answer whose δ question comes back above δ (relative ``1e-9``; a δ
    answer is never below the documented floor ``DELTA_FLOOR`` = 1e-300, so for a δ below it the
    check is against the floor), or a δ answer whose ε question comes back above ε (relative
-   ``1e-8``);
+   ``1e-8``); upper bounds only (a lower bound's ε at δ has δ(ε) > δ by definition);
 3. **cap**: a composed ε above ``T ε₀`` (the largest level for a personalized population);
 4. **message**: a refusal with status 2 that names no flag, status 1 without ``not applicable``,
    a warning worded otherwise than ``warning: not a valid bound for`` or ``warning: not exact:``
@@ -141,6 +141,10 @@ def classify(argv: list[str], info: dict) -> tuple[list[str], float]:
         return found, seconds
     record = json.loads(out.strip().splitlines()[-1])
     rounds = info["rounds"]
+    if record.get("lower_bound"):
+        # A lower bound's ε at δ is the largest ε with δ(ε) > δ (rounded down): its δ read back is
+        # above δ by definition, so the round trips below (those of upper bounds) do not apply.
+        return found, seconds
     if info["question"] == "epsilon":
         eps = record.get("eps")
         if eps is not None and math.isfinite(info["eps0"]) and eps > rounds * info["eps0"] * (1 + 1e-12):

@@ -132,3 +132,47 @@ def test_the_eps0_answer_is_certified_and_more_rounds_allow_no_more(n, eps, t, d
     # Both answers are certified, rounded down to rtol = 1e-3 of the largest: the answer for
     # 2T rounds is certified at 2T, hence at T; it is at most the largest eps0 of T (within rtol).
     assert e0_more <= e0 * (1 + 2e-3)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(
+    st.sampled_from(
+        [
+            ["--bound", "stronger-clones", "--mechanism", "krr", "--k", "2", "--n", "{n}", "--eps0", "{e}"],
+            ["--bound", "blanket-bennett", "--mechanism", "krr", "--k", "3", "--n", "{n}", "--eps0", "{e}"],
+            ["--bound", "clones", "--n", "{n}", "--eps0", "{e}"],
+            ["--bound", "pers-clones", "--randomizer", "rr", "--counts", "{n},{n}", "--eps0", "{e},1"],
+            ["--bound", "pers-fv", "--randomizer", "rr", "--counts", "{n}", "--eps0", "{e}"],
+            ["--bound", "pop-tight", "--population", "poisson:{n}", "--eps0", "{e}"],
+        ]
+    ),
+    log_uniform(2, 1e8).map(round),
+    locals_,
+    rounds,
+    st.sampled_from([5e-324, 5.7e-314, 2.2e-308, 1e-250, 1e-12]),
+)
+def test_a_composed_round_trip_at_tail_and_subnormal_delta_through_the_calculator(head, n, eps0, t, delta):
+    """Issue 29: ``delta(epsilon(δ)) <= max(δ, 1e-300)`` (a δ answer is an upper bound, never
+    reported below the documented floor ``DELTA_FLOOR``), for pair, profile, personalized and
+    population rounds, at tail and subnormal δ."""
+    import contextlib
+    import io
+    import json
+
+    from shufflelib.__main__ import main
+    from shufflelib.bounds.base import DELTA_FLOOR
+
+    def ask(*argv: str) -> tuple[int, dict | None]:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(list(argv))
+        return status, json.loads(out.getvalue().splitlines()[-1]) if status == 0 else None
+
+    flags = [word.format(n=n, e=repr(eps0)) for word in head]
+    status, answer = ask("epsilon", *flags, "--delta", repr(delta), "--compose", str(t), "--json")
+    if status != 0:
+        return
+    assert 0.0 < answer["eps"] < math.inf
+    status, back = ask("delta", *flags, "--eps", repr(answer["eps"]), "--compose", str(t), "--json")
+    assert status == 0
+    assert back["delta"] <= max(delta, DELTA_FLOOR) * (1 + 1e-9), (answer, back)
