@@ -42,13 +42,14 @@ from .._validation import (
     check_positive,
 )
 from ..shuffler import shuffle
-from .dlap import dlap_variance
+from .dlap import dlap_variance, sample_dlap
 
 __all__ = [
     "MAX_MESSAGES",
     "CountingParams",
     "analyze",
     "analyze_as_printed",
+    "noisy_counts",
     "randomize",
     "run_protocol",
     "simulate_estimates",
@@ -393,6 +394,21 @@ def simulate_estimates(n: int, k: int, params: CountingParams, size: int, rng: n
     True
     """
     n, k, size, rng = _check_common(n, k, params, size, rng)
-    kept = rng.binomial(k, 1.0 - params.q, size)
-    noise = rng.geometric(params.noise_p, size) - rng.geometric(params.noise_p, size)
-    return (kept + noise).astype(np.int64)
+    return noisy_counts(np.full(size, k), params.q, params.eps_noise, rng)
+
+
+def noisy_counts(counts: np.ndarray, q: float, eps_noise: float, rng: np.random.Generator) -> np.ndarray:
+    """The counting protocol's estimate of each count in ``counts``: ``C - Bin(C, q) + DLap(eps_noise)``.
+
+    The one sampler behind the estimates of counting, histograms (one count per bucket) and
+    real summation (one count per level): the kept messages ``Bin(C, 1 - q)`` plus the
+    noise's net ``G+ - G-``, drawn in that order (validated inputs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy_counts(np.array([5, 7]), 0.0, 50.0, np.random.default_rng(0))
+    array([5, 7])
+    """
+    kept = rng.binomial(counts, 1.0 - q)
+    return (kept + sample_dlap(eps_noise, counts.shape, rng)).astype(np.int64)

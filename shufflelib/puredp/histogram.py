@@ -17,8 +17,8 @@ import numpy as np
 
 from .._validation import check_array, check_generator, check_int, check_positive
 from ..shuffler import shuffle
-from .counting import MAX_MESSAGES, CountingParams, randomize
-from .dlap import expected_max_abs_dlap, sample_dlap
+from .counting import MAX_MESSAGES, CountingParams, noisy_counts, randomize
+from .dlap import expected_max_abs_dlap
 from .rules import counting_params
 
 __all__ = [
@@ -165,8 +165,7 @@ def simulate_histograms(counts: object, params: CountingParams, size: int, rng: 
     params = _check_params(params)
     size = check_int("size", size, minimum=1)
     rng = check_generator("rng", rng)
-    kept = rng.binomial(np.broadcast_to(h, (size, h.size)), 1.0 - params.q)
-    return (kept + sample_dlap(params.eps_noise, (size, h.size), rng)).astype(np.int64)
+    return noisy_counts(np.broadcast_to(h, (size, h.size)), params.q, params.eps_noise, rng)
 
 
 def histogram_expected_messages(n: int, buckets: int, params: CountingParams) -> float:

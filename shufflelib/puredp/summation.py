@@ -38,8 +38,7 @@ from .._validation import (
     check_positive,
 )
 from ..shuffler import shuffle
-from .counting import MAX_MESSAGES, CountingParams, randomize
-from .dlap import sample_dlap
+from .counting import MAX_MESSAGES, CountingParams, noisy_counts, randomize
 from .rules import counting_params
 
 __all__ = [
@@ -356,6 +355,5 @@ def simulate_real_sum(
     weights = 2.0 ** -np.arange(depth + 1)
     estimate = np.zeros(size)
     for j, level in enumerate(params.levels):
-        kept = rng.binomial(level_counts[:, j], 1.0 - level.q)
-        estimate += weights[j] * (kept + sample_dlap(level.eps_noise, size, rng))
+        estimate += weights[j] * noisy_counts(level_counts[:, j], level.q, level.eps_noise, rng)
     return estimate
