@@ -430,7 +430,12 @@ class MeanVarianceTheorem(TemplateBound):
 class _TwoStageTheorem(TemplateBound):
     """Theorem 4(c)/(d): a lower tail of ``N − 1`` at ``delta/4``, then Chernoff on the clones."""
 
-    def __init__(self, tail, dummies: int = 0, budget: str = "paper") -> None:
+    #: The tail assumption the theorem takes (each subclass's own).
+    tail_type: type
+
+    def __init__(self, tail: SubGaussianTail | SubExponentialTail, dummies: int = 0, budget: str = "paper") -> None:
+        if not isinstance(tail, self.tail_type):
+            raise ValueError(f"tail must be a {self.tail_type.__name__}, got {type(tail).__name__}")
         self.tail = tail
         self.dummies = _check_dummies(dummies)
         if budget not in BUDGETS:
@@ -498,10 +503,7 @@ class SubGaussianTheorem(_TwoStageTheorem):
     name = "pop-subgaussian"
     title = "Wang et al. (2023), Theorem 4(c): sub-Gaussian population"
 
-    def __init__(self, tail: SubGaussianTail, dummies: int = 0, budget: str = "paper") -> None:
-        if not isinstance(tail, SubGaussianTail):
-            raise ValueError(f"tail must be a SubGaussianTail, got {type(tail).__name__}")
-        super().__init__(tail, dummies, budget)
+    tail_type = SubGaussianTail
 
     def omega(self, eps0: object, delta: float) -> np.ndarray:
         return omega_subgaussian(eps0, delta, self.tail.mean, self.tail.tau, self.dummies, self.budget)
@@ -531,10 +533,7 @@ class SubExponentialTheorem(_TwoStageTheorem):
     name = "pop-subexp"
     title = "Wang et al. (2023), Theorem 4(d): sub-exponential population"
 
-    def __init__(self, tail: SubExponentialTail, dummies: int = 0, budget: str = "paper") -> None:
-        if not isinstance(tail, SubExponentialTail):
-            raise ValueError(f"tail must be a SubExponentialTail, got {type(tail).__name__}")
-        super().__init__(tail, dummies, budget)
+    tail_type = SubExponentialTail
 
     def omega(self, eps0: object, delta: float) -> np.ndarray:
         t = self.tail
