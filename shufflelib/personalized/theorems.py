@@ -50,7 +50,7 @@ import numpy as np
 from scipy.special import bdtr, gammaln
 from scipy.stats import binom
 
-from .._validation import check_array, check_in_range
+from .._validation import check_array, check_choice, check_in_range
 from ..curves import DominatingPair, symmetrized  # noqa: F401  (symmetrized: re-exported)
 from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
 from .hypothesis_testing import paper_p1, paper_pi
@@ -393,8 +393,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
     >>> float(theorem2_printed_delta(0.1, plan)) <= float(theorem2_delta(0.1, plan))
     True
     """
-    if weights not in L_T_WEIGHTS:
-        raise ValueError(f"weights must be one of {', '.join(L_T_WEIGHTS)}, got {weights!r}")
+    check_choice("weights", weights, L_T_WEIGHTS)
     e = check_array("eps", eps, low=0.0)
     flat = np.atleast_1d(e).ravel()
     tables = _printed_tables(plan, weights)

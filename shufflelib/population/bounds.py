@@ -39,7 +39,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import N_MAX, check_eps0, check_int, check_nonnegative, check_positive, check_probability
+from .._validation import (
+    N_MAX,
+    check_choice,
+    check_eps0,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from ..bounds.base import NotApplicableError, delta_from_epsilon, largest_eps0
 from ..curves import invert_profile
 from .laws import (
@@ -370,8 +378,7 @@ class PoissonTheorem(TemplateBound):
         self.dummies = _check_dummies(dummies)
         if form is None:
             form = "chernoff" if self.dummies == 0 else "paper"
-        if form not in POISSON_FORMS:
-            raise ValueError(f"form must be one of {', '.join(POISSON_FORMS)}, got {form!r}")
+        check_choice("form", form, POISSON_FORMS)
         self.form = form
 
     def _describe(self) -> str:
@@ -415,8 +422,7 @@ class MeanVarianceTheorem(TemplateBound):
     def __init__(self, population: MeanVariance | PopulationLaw, dummies: int = 0, form: str = "chebyshev") -> None:
         self.moments = _as_moments(population)
         self.dummies = _check_dummies(dummies)
-        if form not in CHEBYSHEV_FORMS:
-            raise ValueError(f"form must be one of {', '.join(CHEBYSHEV_FORMS)}, got {form!r}")
+        check_choice("form", form, CHEBYSHEV_FORMS)
         self.form = form
 
     def _describe(self) -> str:
@@ -438,8 +444,7 @@ class _TwoStageTheorem(TemplateBound):
             raise ValueError(f"tail must be a {self.tail_type.__name__}, got {type(tail).__name__}")
         self.tail = tail
         self.dummies = _check_dummies(dummies)
-        if budget not in BUDGETS:
-            raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+        check_choice("budget", budget, BUDGETS)
         self.budget = budget
 
     def _describe(self) -> str:

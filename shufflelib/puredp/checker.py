@@ -51,7 +51,7 @@ import numpy as np
 from scipy.special import digamma, gammaln
 
 from .._roots import first_true
-from .._validation import check_array, check_int
+from .._validation import check_array, check_choice, check_int
 from ..audit import SampleFn
 from .counting import CountingParams, simulate_view
 
@@ -642,8 +642,7 @@ def view_sampler(n: int, k: int, params: CountingParams, score: str = "estimate"
     params = _check_params(params)
     n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=0, maximum=n - 1)
-    if score not in SCORES:
-        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+    check_choice("score", score, SCORES)
 
     def sample_fn(dataset_index: int, size: int, rng: np.random.Generator) -> np.ndarray:
         dataset_index = check_int("dataset_index", dataset_index, minimum=0, maximum=1)
