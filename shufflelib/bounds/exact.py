@@ -363,7 +363,7 @@ class ExactKRR(AmplificationBound):
     search is a branch and bound that always answers: beyond its budget with a certified
     bracket whose upper end (or the stronger-clones bound, if smaller) is returned. For
     ``k >= 3`` the complete search runs only where
-    :func:`~shufflelib.bounds.krr_worst_case.worst_case_work` fits the budget; beyond, the
+    :func:`~shufflelib.bounds.krr_budget.worst_case_work` fits the budget; beyond, the
     answers are the thinned-clones upper bound
     (:class:`~shufflelib.bounds.thinned_clones.ThinnedClones`, valid for k-RR) and the
     bracket's lower end is :class:`TwoPairKRRLowerBound` (two explicit pairs). :meth:`details`
@@ -377,7 +377,7 @@ class ExactKRR(AmplificationBound):
         Domain size (an integer >= 2).
     work_limit
         Budget of one answer, in estimated seconds of search (default
-        :data:`~shufflelib.bounds.krr_worst_case.WORK_LIMIT`).
+        :data:`~shufflelib.bounds.krr_budget.WORK_LIMIT`).
 
     Notes
     -----
