@@ -13,8 +13,9 @@ The submodules hold the science: :mod:`shufflelib.randomizers`,
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_getattr
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (see _MODULES)
     from .estimators import count_variance, estimate_count, estimate_frequencies, frequency_variance
@@ -75,10 +76,5 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The package's attributes, imported from their module when first read."""
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
-    globals()[name] = value
-    return value
+#: The package's attributes, imported from their module when first read.
+__getattr__ = lazy_getattr(__name__, _MODULES, globals())

@@ -39,52 +39,38 @@ def _finish(out: np.ndarray) -> Any:
     return out[()] if out.ndim == 0 else out
 
 
+def _masked(name: str, ufunc: Any, k: Any, n: Any, p: Any) -> Any:
+    """``binom.<name>(k, n, p)``: Boost's ufunc inside the support, the law's values outside it."""
+    if ufunc is None:  # pragma: no cover
+        from scipy.stats import binom
+
+        return getattr(binom, name)(k, n, p)
+    k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
+    good = _valid(n, p)
+    if name == "pmf":  # 0 off the integers 0..n
+        inside = good & (k >= 0) & (k <= n) & (np.floor(k) == k)
+        out = np.zeros(k.shape)
+    else:  # read at floor(k); below 0 and from n on the cdf is 0 and 1, the sf 1 and 0
+        k = np.floor(k)
+        inside = good & (k >= 0) & (k < n) & np.isfinite(k)
+        out = np.where(k >= n, 1.0, 0.0) if name == "cdf" else np.where(k < 0, 1.0, 0.0)
+    if inside.any():
+        out[inside] = np.clip(ufunc(k[inside], n[inside], p[inside]), 0.0, 1.0)
+    out[~good | np.isnan(k)] = np.nan
+    return _finish(out)
+
+
 class _Binomial:
     """``pmf``, ``cdf`` and ``sf`` of ``Bin(n, p)`` at ``k`` (arrays broadcast together)."""
 
     def pmf(self, k: Any, n: Any, p: Any) -> Any:
-        if _binom_pmf is None:  # pragma: no cover
-            from scipy.stats import binom
-
-            return binom.pmf(k, n, p)
-        k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
-        good = _valid(n, p)
-        inside = good & (k >= 0) & (k <= n) & (np.floor(k) == k)
-        out = np.zeros(k.shape)
-        if inside.any():
-            out[inside] = np.clip(_binom_pmf(k[inside], n[inside], p[inside]), 0.0, 1.0)
-        out[~good | np.isnan(k)] = np.nan
-        return _finish(out)
+        return _masked("pmf", _binom_pmf, k, n, p)
 
     def cdf(self, k: Any, n: Any, p: Any) -> Any:
-        if _binom_cdf is None:  # pragma: no cover
-            from scipy.stats import binom
-
-            return binom.cdf(k, n, p)
-        k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
-        k = np.floor(k)
-        good = _valid(n, p)
-        inside = good & (k >= 0) & (k < n) & np.isfinite(k)
-        out = np.where(k >= n, 1.0, 0.0)
-        if inside.any():
-            out[inside] = np.clip(_binom_cdf(k[inside], n[inside], p[inside]), 0.0, 1.0)
-        out[~good | np.isnan(k)] = np.nan
-        return _finish(out)
+        return _masked("cdf", _binom_cdf, k, n, p)
 
     def sf(self, k: Any, n: Any, p: Any) -> Any:
-        if _binom_sf is None:  # pragma: no cover
-            from scipy.stats import binom
-
-            return binom.sf(k, n, p)
-        k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
-        k = np.floor(k)
-        good = _valid(n, p)
-        inside = good & (k >= 0) & (k < n) & np.isfinite(k)
-        out = np.where(k < 0, 1.0, 0.0)
-        if inside.any():
-            out[inside] = np.clip(_binom_sf(k[inside], n[inside], p[inside]), 0.0, 1.0)
-        out[~good | np.isnan(k)] = np.nan
-        return _finish(out)
+        return _masked("sf", _binom_sf, k, n, p)
 
 
 #: The binomial law (``binom.pmf(k, n, p)``, ``binom.cdf``, ``binom.sf``), as ``scipy.stats.binom``.

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ __all__ = [
     "check_probability",
     "check_int",
     "check_in_range",
+    "check_choice",
     "check_generator",
     "check_array",
 ]
@@ -171,6 +173,13 @@ def check_in_range(
         interval = ("[" if closed_low else "(") + f"{low}, {high}" + ("]" if closed_high else ")")
         raise ValueError(f"{name} must be in {interval}, got {_show(value)}")
     return x
+
+
+def check_choice(name: str, value: Any, choices: Collection[str]) -> Any:
+    """Return ``value`` if it is one of ``choices`` (a tuple of names, or a mapping's keys)."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(choices)}, got {value!r}")
+    return value
 
 
 def check_generator(name: str, rng: Any) -> np.random.Generator:

@@ -46,7 +46,6 @@ __all__ = [
     "legend_below",
     "panel_grid",
     "shuffle_model_diagram",
-    "text_height_px",
     "use_book_style",
 ]
 
@@ -215,37 +214,6 @@ def legend_below(target: Figure | Axes, *, ncols: int | None = None, **kwargs: A
     below = (target.get_window_extent(renderer).y0 - target.get_tightbbox(renderer).y0) / fig.dpi
     shift = ScaledTranslation(0, -(below + 0.05), fig.dpi_scale_trans)
     return target.legend(handles, labels, bbox_to_anchor=(0.5, 0.0), bbox_transform=target.transAxes + shift, **options)
-
-
-def text_height_px(size: float | str, *, dpi: float = DPI, scale: float = 1.0) -> float:
-    """Height in screen pixels of text of a given font size in a figure shown at ``scale``.
-
-    Parameters
-    ----------
-    size
-        A font size in points, or a named size ("small", "x-small", ...) relative to the
-        current ``font.size``.
-    dpi
-        Resolution the figure is rendered at.
-    scale
-        Shown width over natural width of the picture on the page (1 = natural size).
-
-    Returns
-    -------
-    float
-        ``points * dpi / 72 * scale``.
-
-    Examples
-    --------
-    >>> round(text_height_px(10.0), 1)
-    13.9
-    """
-    from matplotlib.font_manager import FontProperties
-
-    if not dpi > 0 or not 0 < scale <= 1 or (isinstance(size, (int, float)) and not size > 0):
-        raise ValueError(f"need size > 0, dpi > 0 and scale in (0, 1], got {size!r}, {dpi!r}, {scale!r}")
-    points = FontProperties(size=size).get_size_in_points()
-    return points * dpi / 72 * scale
 
 
 def panel_grid(panels: int, *, ncols: int = 2, panel_height: float = 2.8, **subplots: Any) -> tuple[Figure, np.ndarray]:

@@ -60,7 +60,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 
-from ._validation import check_array, check_generator, check_in_range, check_int, check_positive
+from ._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
     "Domain",
@@ -592,8 +592,7 @@ def gaussian_sigma(eps: float | np.ndarray, delta: float | np.ndarray, calibrati
     >>> float(gaussian_delta(2.0, s)) <= 1e-10 < float(gaussian_delta(2.0, 0.99 * s))
     True
     """
-    if calibration not in CALIBRATIONS:
-        raise ValueError(f"calibration must be one of {', '.join(CALIBRATIONS)}, got {calibration!r}")
+    check_choice("calibration", calibration, CALIBRATIONS)
     eps = check_array("eps", eps)
     if np.any(eps <= 0):
         raise ValueError("eps must be > 0")
@@ -669,12 +668,10 @@ class RandomizerFamily:
     k: int | None = None
 
     def __init__(self, kind: str, calibration: str | None = None, *, k: int | None = None) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        check_choice("kind", kind, KINDS)
         if kind == "gaussian":
             calibration = "classical" if calibration is None else calibration
-            if calibration not in CALIBRATIONS:
-                raise ValueError(f"calibration must be one of {', '.join(CALIBRATIONS)}, got {calibration!r}")
+            check_choice("calibration", calibration, CALIBRATIONS)
         elif calibration is not None:
             raise ValueError(f"calibration is only used by kind='gaussian', got {calibration!r} for {kind!r}")
         if kind == "krr":

@@ -29,7 +29,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from shufflelib.bounds import krr_worst_case
+from shufflelib.bounds import krr_budget
 from shufflelib.bounds.exact import CALCULATOR_WORK_LIMIT, ExactKRR, TwoPairKRRLowerBound
 from shufflelib.calculator import FAMILIES, main
 
@@ -226,10 +226,10 @@ def test_exact_krr_budget_floor_and_n_minus_one(n, eps0, delta, command, share):
     bound = ExactKRR(mechanism="krr", k=2, work_limit=CALCULATOR_WORK_LIMIT)
     half = ExactKRR(mechanism="krr", k=2, work_limit=CALCULATOR_WORK_LIMIT / 2)
     first, second = {"epsilon": (eps0, delta), "delta": (eps0, eps0 * share), "eps0": (share, delta)}[command]
-    before = krr_worst_case._METER.seconds
+    before = krr_budget._METER.seconds
     value, exact = bound._answer(command, n, first, second)
     # n and n - 1, each a budget of the meter's seconds, plus at most one batch past it
-    assert krr_worst_case._METER.seconds - before <= 4 * CALCULATOR_WORK_LIMIT
+    assert krr_budget._METER.seconds - before <= 4 * CALCULATOR_WORK_LIMIT
     previous = half._at(command, n - 1, first, second)[0]
     assert (value >= previous) if command == "eps0" else (value <= previous)
     lower = TwoPairKRRLowerBound(mechanism="krr", k=2)
@@ -245,10 +245,10 @@ def test_exact_krr_issue_corners_answer_within_the_budget():
         ["delta", "--n", "311000", "--eps0", "0.6", "--eps", "0.15"],
         ["eps0", "--n", "100000000", "--eps", "0.01", "--delta", "1e-150"],
     ):
-        before = krr_worst_case._METER.seconds
+        before = krr_budget._METER.seconds
         status, out, err = ask(argv[0], "--bound", "exact-krr", *argv[1:])
         assert status == 0 and math.isfinite(float(out))
-        assert krr_worst_case._METER.seconds - before <= 4 * CALCULATOR_WORK_LIMIT
+        assert krr_budget._METER.seconds - before <= 4 * CALCULATOR_WORK_LIMIT
         assert all(": warning: not exact: " in line for line in err)
 
 

@@ -60,7 +60,13 @@ def test_figure_text_stays_legible_on_screen() -> None:
     import re
     from pathlib import Path
 
-    from shufflelib.plotting import DPI, text_height_px, use_book_style
+    from matplotlib.font_manager import FontProperties
+
+    from shufflelib.plotting import DPI, use_book_style
+
+    def text_height_px(size: float | str, *, dpi: float, scale: float = 1.0) -> float:
+        """Screen pixels of text of this size (points, or a name relative to font.size) at ``scale``."""
+        return FontProperties(size=size).get_size_in_points() * dpi / 72 * scale
 
     use_book_style()
     assert text_height_px("small", dpi=DPI, scale=0.9) >= 10

@@ -6,9 +6,10 @@ and is registered in :data:`BOUNDS` under its command-line name.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_getattr
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (see _WHERE)
     from .base import MECHANISMS, AmplificationBound, NotApplicableError
@@ -61,13 +62,8 @@ _MODULES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The package's attributes, imported from their module when first read (PEP 562)."""
-    if name not in _MODULES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{_MODULES[name]}", __name__), name)
-    globals()[name] = value
-    return value
+#: The package's attributes, imported from their module when first read.
+__getattr__ = lazy_getattr(__name__, _MODULES, globals())
 
 
 class _Registry(Mapping[str, "type[AmplificationBound]"]):

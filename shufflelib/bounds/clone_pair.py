@@ -79,7 +79,6 @@ __all__ = [
     "binomial_interval_mass",
     "binomial_blocks",
     "BinomialSum",
-    "clone_pair_terms",
     "clone_pair_delta",
     "local_log_odds",
 ]
@@ -651,42 +650,6 @@ def local_log_odds(w: float) -> float:
     """
     w = check_in_range("w", w, 0.0, 0.5, closed_high=False)
     return math.inf if w == 0.0 else math.log1p(-w) - math.log(w)
-
-
-def clone_pair_terms(eps: np.ndarray, local: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The divergence ``h(m)`` of the clone pair given ``M = m = count + 1``, and a bound on its rounding error.
-
-    ``h`` of the module notes, for every broadcast triple of ε, local log-odds and count of
-    other clones (the building block of :func:`clone_pair_delta`): zero where ``ε >= L`` or
-    ``L = 0``.
-
-    Parameters
-    ----------
-    eps
-        Central ε values (>= 0).
-    local
-        Local log-odds ``L >= 0`` (``math.inf``: the victim never clones the other input).
-    counts
-        Numbers of other clones (integers >= 0).
-
-    Returns
-    -------
-    value, err
-        Arrays of the broadcast shape: ``h`` (>= 0) and a bound on its absolute rounding error
-        (assuming binomial pmf/cdf accurate to :data:`BINOM_RTOL`).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> v, _ = clone_pair_terms(np.array([0.0]), np.array([np.log(3.0)]), np.array([0.0]))
-    >>> round(float(v[0]), 12)  # the victim alone: randomized response 3/4, total variation 1/2
-    0.5
-    """
-    e, big_l, m = np.broadcast_arrays(
-        np.asarray(eps, dtype=float), np.asarray(local, dtype=float), np.asarray(counts, dtype=float) + 1.0
-    )
-    value, err, log_scale = _shortfall_terms(e, m, *_kappa_terms(e, big_l))
-    return _scaled(value, log_scale), _scaled(err, log_scale)
 
 
 def _kappa_terms(eps: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

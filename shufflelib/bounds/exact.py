@@ -56,6 +56,7 @@ import numpy as np
 
 from .._binomial import binom
 from .._roots import last_true
+from .._validation import check_choice
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
 from .clones import (
@@ -362,7 +363,7 @@ class ExactKRR(AmplificationBound):
     search is a branch and bound that always answers: beyond its budget with a certified
     bracket whose upper end (or the stronger-clones bound, if smaller) is returned. For
     ``k >= 3`` the complete search runs only where
-    :func:`~shufflelib.bounds.krr_worst_case.worst_case_work` fits the budget; beyond, the
+    :func:`~shufflelib.bounds.krr_budget.worst_case_work` fits the budget; beyond, the
     answers are the thinned-clones upper bound
     (:class:`~shufflelib.bounds.thinned_clones.ThinnedClones`, valid for k-RR) and the
     bracket's lower end is :class:`TwoPairKRRLowerBound` (two explicit pairs). :meth:`details`
@@ -376,7 +377,7 @@ class ExactKRR(AmplificationBound):
         Domain size (an integer >= 2).
     work_limit
         Budget of one answer, in estimated seconds of search (default
-        :data:`~shufflelib.bounds.krr_worst_case.WORK_LIMIT`).
+        :data:`~shufflelib.bounds.krr_budget.WORK_LIMIT`).
 
     Notes
     -----
@@ -440,8 +441,7 @@ class ExactKRR(AmplificationBound):
         >>> ExactKRR(mechanism="krr", k=2).is_exact(1000, "epsilon", 1.0, 1e-6)
         True
         """
-        if command not in self.SEARCHES:
-            raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
+        check_choice("command", command, self.SEARCHES)
         if self.k >= 3:
             return worst_case_work(n, self.k) * self.SEARCHES[command] <= self.work_limit
         if first is None or second is None:
@@ -548,8 +548,7 @@ class ExactKRR(AmplificationBound):
         >>> d["exact"], d["lower"] < d["upper"]
         (False, True)
         """
-        if command not in self.SEARCHES:
-            raise ValueError(f"command must be one of {', '.join(self.SEARCHES)}, got {command!r}")
+        check_choice("command", command, self.SEARCHES)
         if self.k == 2:
             return self._binary_details(command, n, first, second)
         if self.is_exact(n, command):

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validation import check_int, check_positive, check_probability
+from .._validation import check_choice, check_int, check_positive, check_probability
 from ..randomizers import RandomizerFamily
 from .base import MECHANISMS, AmplificationBound, eps0_reason
 from .exact import TwoPairKRRLowerBound
@@ -71,8 +71,7 @@ def variation_ratio_parameters(mechanism: str, eps0: float, k: int | None = None
     (3.0, 0.4, 3.0)
     """
     eps0 = check_positive("eps0", eps0)
-    if mechanism not in MECHANISMS:
-        raise ValueError(f"mechanism must be one of {', '.join(MECHANISMS)}, got {mechanism!r}")
+    check_choice("mechanism", mechanism, MECHANISMS)
     beta = RandomizerFamily(mechanism, k=k).at(eps0).total_variation
     p = q = math.exp(eps0)
     return p, min(beta, (p - 1.0) / (p + 1.0)), q  # the largest β the theorem allows, in floats

@@ -39,7 +39,6 @@ from .bounds import (
     PersonalizedBound,
     SoundClones,
     StrongerClonesAtMax,
-    get_personalized_bound,
 )
 from .clone_count import CloneCount, clone_pair_delta
 from .exact_shuffle import exact_rr_delta, laplace_bracket
@@ -53,12 +52,11 @@ from .population import (
     two_level_population,
     uniform_population,
 )
-from .sound import no_shuffling_delta, sound_curve, sound_delta
+from .sound import no_shuffling_delta, sound_delta
 from .theorems import (
     ClonePlan,
     exact_pair_tradeoff,
     paper_plan,
-    plan_curve,
     symmetrized,
     theorem1_corrected,
     theorem1_printed,
@@ -82,7 +80,6 @@ __all__ = [
     "clone_pair_delta",
     "ClonePlan",
     "paper_plan",
-    "plan_curve",
     "theorem1_printed",
     "theorem1_corrected",
     "theorem2_delta",
@@ -91,7 +88,6 @@ __all__ = [
     "symmetrized",
     "sound_delta",
     "no_shuffling_delta",
-    "sound_curve",
     "exact_rr_delta",
     "laplace_bracket",
     "MonteCarloDelta",
@@ -109,5 +105,4 @@ __all__ = [
     "GaussianDPApproximation",
     "LZXProxy",
     "PERSONALIZED_BOUNDS",
-    "get_personalized_bound",
 ]

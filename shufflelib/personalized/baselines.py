@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import log_ndtr
 
-from .._validation import check_array, check_probability
+from .._validation import check_array, check_choice, check_probability
 from ..bounds.clones import fmt_epsilon
 from .clone_count import CloneCount, clone_pair_delta
 from .population import Population
@@ -100,8 +100,7 @@ def gdp_mu(population: Population, variant: str = "abstract") -> float:
     >>> round(gdp_mu(pop, "table2"), 4)   # digest: 0.0208
     0.0208
     """
-    if variant not in GDP_VARIANTS:
-        raise ValueError(f"variant must be one of {', '.join(GDP_VARIANTS)}, got {variant!r}")
+    check_choice("variant", variant, GDP_VARIANTS)
     s = (1.0 - population.delta) / (1.0 + np.exp(population.eps))
     total = float(np.dot(s, population.counts))
     if variant == "table2":

@@ -76,7 +76,6 @@ __all__ = [
     "GaussianDPApproximation",
     "LZXProxy",
     "PERSONALIZED_BOUNDS",
-    "get_personalized_bound",
 ]
 
 #: Largest ε_max searched by ``max_eps0``.
@@ -640,17 +639,3 @@ PERSONALIZED_BOUNDS: dict[str, type[PersonalizedBound]] = {
         LZXProxy,
     )
 }
-
-
-def get_personalized_bound(name: str, mechanism: LocalMechanism) -> PersonalizedBound:
-    """The bound registered as ``name`` for ``mechanism``.
-
-    Examples
-    --------
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
-    >>> get_personalized_bound("pers-clones", LocalMechanism("rr")).sound
-    True
-    """
-    if name not in PERSONALIZED_BOUNDS:
-        raise ValueError(f"bound must be one of {', '.join(PERSONALIZED_BOUNDS)}, got {name!r}")
-    return PERSONALIZED_BOUNDS[name](mechanism)

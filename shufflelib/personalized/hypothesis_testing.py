@@ -52,7 +52,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_array, check_in_range, check_int, check_positive
+from .._validation import check_array, check_choice, check_in_range, check_int, check_positive
 from .mechanisms import LocalMechanism
 
 __all__ = ["TIES", "paper_p1", "paper_pi", "numeric_probabilities"]
@@ -145,8 +145,7 @@ def paper_pi(
     >>> round(float(p0), 4), round(float(p1), 4), round(float(p), 4)
     (0.4081, 0.2389, 0.2389)
     """
-    if tie not in TIES:
-        raise ValueError(f"tie must be one of {', '.join(TIES)}, got {tie!r}")
+    check_choice("tie", tie, TIES)
     eps1 = check_positive("eps1", eps1)
     delta1 = check_in_range("delta1", delta1, 0.0, 1.0, closed_high=False)
     e_i = check_array("eps_i", eps_i)

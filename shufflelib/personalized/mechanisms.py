@@ -31,6 +31,8 @@ Examples
 
 from __future__ import annotations
 
+from .._validation import check_choice
+
 # The chapter's names, re-exported (``X as X``):
 from ..randomizers import CALIBRATIONS as CALIBRATIONS
 from ..randomizers import UNIT_KINDS, RandomizerFamily
@@ -67,6 +69,5 @@ class LocalMechanism(RandomizerFamily):
     """
 
     def __init__(self, kind: str, calibration: str | None = None) -> None:
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        check_choice("kind", kind, KINDS)
         super().__init__(kind, calibration)

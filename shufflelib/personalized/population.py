@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import check_array, check_generator, check_in_range, check_int, check_positive
+from .._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
     "Population",
@@ -269,8 +269,7 @@ def table1_population(
     >>> pop.eps_max, pop.levels <= 951
     (1.0, True)
     """
-    if name not in TABLE1:
-        raise ValueError(f"name must be one of {', '.join(TABLE1)}, got {name!r}")
+    check_choice("name", name, TABLE1)
     n = check_int("n", n, minimum=2)
     delta = check_in_range("delta", delta, 0.0, 1.0, closed_high=False)
     law, params, clip = TABLE1[name]

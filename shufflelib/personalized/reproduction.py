@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_in_range, check_int, check_probability
+from .._validation import check_choice, check_in_range, check_int, check_probability
 from ..bounds import NotApplicableError
 from .bounds import (
     BlanketAtMax,
@@ -168,8 +168,7 @@ def widget_population(kind: str, spread: float, n: int, *, center: float = 1.0) 
     >>> widget_population("two-level", 0.5, 1_000).eps.tolist()
     [0.5, 1.5]
     """
-    if kind not in PERSONALIZATIONS:
-        raise ValueError(f"kind must be one of {', '.join(PERSONALIZATIONS)}, got {kind!r}")
+    check_choice("kind", kind, PERSONALIZATIONS)
     spread = check_in_range("spread", spread, 0.0, center, closed_high=False)
     n = check_int("n", n, minimum=2)
     if spread == 0:

@@ -161,24 +161,9 @@ def regions_figure(picture: RegionPicture, *, eps_i: float, eps1: float) -> Figu
     top.plot(z, pic.g0[view], color="C0", label=rf"$g_0$: user 1 on $x^0$ ($\varepsilon_1 = {eps1:g}$)")
     top.plot(z, pic.g1[view], color="C1", label=r"$g_1$: user 1 on $x^1$")
     top.plot(z, pic.gi[view], color="k", lw=1.5, label=rf"$g_i$: user $i$ on $x_i$ ($\varepsilon_i = {eps_i:g}$)")
-    top.fill_between(
-        z,
-        0,
-        pic.gi[view],
-        where=pic.u0[view],
-        color="#7fc97f",
-        alpha=0.7,
-        label=rf"$U_0$: area $p_i^0 = {pic.area(pic.u0):.3f}$",
-    )
-    top.fill_between(
-        z,
-        0,
-        pic.gi[view],
-        where=pic.u1[view],
-        color="#fdd835",
-        alpha=0.7,
-        label=rf"$U_1$: area $p_i^1 = {pic.area(pic.u1):.3f}$",
-    )
+    for j, region, color in [(0, pic.u0, "#7fc97f"), (1, pic.u1, "#fdd835")]:
+        area = rf"$U_{j}$: area $p_i^{j} = {pic.area(region):.3f}$"
+        top.fill_between(z, 0, pic.gi[view], where=region[view], color=color, alpha=0.7, label=area)
     top.set(xlabel="report $z$", ylabel="density", title="(a) the paper's regions (its Fig. 2)")
     top.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")
     for ax, residual, paper, valid, name, title in [

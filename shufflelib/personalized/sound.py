@@ -70,7 +70,6 @@ from scipy.special import ndtri
 
 from .._validation import check_array, check_int, check_positive
 from ..composition.clone_pld import round_blocks
-from ..curves import ProfileCurve
 from .clone_count import CloneCount, clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
@@ -79,7 +78,6 @@ __all__ = [
     "SoundPiece",
     "sound_pieces",
     "sound_delta",
-    "sound_curve",
     "no_shuffling_delta",
     "DELTA_PRIMES",
     "location_clone_probability",
@@ -437,17 +435,3 @@ def no_shuffling_delta(eps: object, population: Population, mechanism: LocalMech
     for level_eps, level_delta in zip(population.eps, deltas, strict=True):
         out = np.maximum(out, mechanism.local_delta(flat, float(level_eps), float(level_delta)))
     return out.reshape(e.shape)
-
-
-def sound_curve(population: Population, mechanism: LocalMechanism, **kwargs: float) -> ProfileCurve:
-    """The sound bound as a :class:`~shufflelib.curves.ProfileCurve` (ε(δ), δ(ε), trade-off).
-
-    Examples
-    --------
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
-    >>> eps = sound_curve(Population([1.0], [10_000]), LocalMechanism("rr")).epsilon(1e-6)
-    >>> 0 < eps < 1
-    True
-    """
-    return ProfileCurve(lambda x: sound_delta(x, population, mechanism, **kwargs))

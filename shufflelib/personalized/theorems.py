@@ -50,8 +50,8 @@ import numpy as np
 from scipy.special import bdtr, gammaln
 from scipy.stats import binom
 
-from .._validation import check_array, check_in_range
-from ..curves import DominatingPair, ProfileCurve, symmetrized  # noqa: F401  (symmetrized: re-exported)
+from .._validation import check_array, check_choice, check_in_range
+from ..curves import DominatingPair, symmetrized  # noqa: F401  (symmetrized: re-exported)
 from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
 from .hypothesis_testing import paper_p1, paper_pi
 from .mechanisms import LocalMechanism
@@ -66,7 +66,6 @@ __all__ = [
     "theorem1_corrected",
     "exact_pair_tradeoff",
     "symmetrized",
-    "plan_curve",
     "L_T_WEIGHTS",
 ]
 
@@ -394,8 +393,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
     >>> float(theorem2_printed_delta(0.1, plan)) <= float(theorem2_delta(0.1, plan))
     True
     """
-    if weights not in L_T_WEIGHTS:
-        raise ValueError(f"weights must be one of {', '.join(L_T_WEIGHTS)}, got {weights!r}")
+    check_choice("weights", weights, L_T_WEIGHTS)
     e = check_array("eps", eps, low=0.0)
     flat = np.atleast_1d(e).ravel()
     tables = _printed_tables(plan, weights)
@@ -494,15 +492,3 @@ def exact_pair_tradeoff(alpha: object, plan: ClonePlan, *, symmetric: bool = Fal
     missing = max(1.0 - float(np.exp(lp).sum()), 1.0 - float(np.exp(lq).sum()), 0.0)
     pair = DominatingPair(lq, lp, symmetric=symmetric, tail_mass=min(missing + 1e-12, 1.0))
     return np.asarray(pair.tradeoff(a), dtype=float)
-
-
-def plan_curve(plan: ClonePlan) -> ProfileCurve:
-    """Theorem 2 (consistent reading) as a :class:`~shufflelib.curves.ProfileCurve`.
-
-    Examples
-    --------
-    >>> plan = ClonePlan.homogeneous(w=0.1, q=0.2, others=9_999)
-    >>> 0 < plan_curve(plan).epsilon(1e-6) < 1
-    True
-    """
-    return ProfileCurve(lambda e: theorem2_delta(e, plan))

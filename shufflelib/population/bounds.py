@@ -39,7 +39,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._validation import N_MAX, check_eps0, check_int, check_nonnegative, check_positive, check_probability
+from .._validation import (
+    N_MAX,
+    check_choice,
+    check_eps0,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_probability,
+)
 from ..bounds.base import NotApplicableError, delta_from_epsilon, largest_eps0
 from ..curves import invert_profile
 from .laws import (
@@ -370,8 +378,7 @@ class PoissonTheorem(TemplateBound):
         self.dummies = _check_dummies(dummies)
         if form is None:
             form = "chernoff" if self.dummies == 0 else "paper"
-        if form not in POISSON_FORMS:
-            raise ValueError(f"form must be one of {', '.join(POISSON_FORMS)}, got {form!r}")
+        check_choice("form", form, POISSON_FORMS)
         self.form = form
 
     def _describe(self) -> str:
@@ -415,8 +422,7 @@ class MeanVarianceTheorem(TemplateBound):
     def __init__(self, population: MeanVariance | PopulationLaw, dummies: int = 0, form: str = "chebyshev") -> None:
         self.moments = _as_moments(population)
         self.dummies = _check_dummies(dummies)
-        if form not in CHEBYSHEV_FORMS:
-            raise ValueError(f"form must be one of {', '.join(CHEBYSHEV_FORMS)}, got {form!r}")
+        check_choice("form", form, CHEBYSHEV_FORMS)
         self.form = form
 
     def _describe(self) -> str:
@@ -430,11 +436,15 @@ class MeanVarianceTheorem(TemplateBound):
 class _TwoStageTheorem(TemplateBound):
     """Theorem 4(c)/(d): a lower tail of ``N − 1`` at ``delta/4``, then Chernoff on the clones."""
 
-    def __init__(self, tail, dummies: int = 0, budget: str = "paper") -> None:
+    #: The tail assumption the theorem takes (each subclass's own).
+    tail_type: type
+
+    def __init__(self, tail: SubGaussianTail | SubExponentialTail, dummies: int = 0, budget: str = "paper") -> None:
+        if not isinstance(tail, self.tail_type):
+            raise ValueError(f"tail must be a {self.tail_type.__name__}, got {type(tail).__name__}")
         self.tail = tail
         self.dummies = _check_dummies(dummies)
-        if budget not in BUDGETS:
-            raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+        check_choice("budget", budget, BUDGETS)
         self.budget = budget
 
     def _describe(self) -> str:
@@ -498,10 +508,7 @@ class SubGaussianTheorem(_TwoStageTheorem):
     name = "pop-subgaussian"
     title = "Wang et al. (2023), Theorem 4(c): sub-Gaussian population"
 
-    def __init__(self, tail: SubGaussianTail, dummies: int = 0, budget: str = "paper") -> None:
-        if not isinstance(tail, SubGaussianTail):
-            raise ValueError(f"tail must be a SubGaussianTail, got {type(tail).__name__}")
-        super().__init__(tail, dummies, budget)
+    tail_type = SubGaussianTail
 
     def omega(self, eps0: object, delta: float) -> np.ndarray:
         return omega_subgaussian(eps0, delta, self.tail.mean, self.tail.tau, self.dummies, self.budget)
@@ -531,10 +538,7 @@ class SubExponentialTheorem(_TwoStageTheorem):
     name = "pop-subexp"
     title = "Wang et al. (2023), Theorem 4(d): sub-exponential population"
 
-    def __init__(self, tail: SubExponentialTail, dummies: int = 0, budget: str = "paper") -> None:
-        if not isinstance(tail, SubExponentialTail):
-            raise ValueError(f"tail must be a SubExponentialTail, got {type(tail).__name__}")
-        super().__init__(tail, dummies, budget)
+    tail_type = SubExponentialTail
 
     def omega(self, eps0: object, delta: float) -> np.ndarray:
         t = self.tail

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .._validation import check_choice
 from .bounds import (
     AdaptiveTheorem,
     BinomialTheorem,
@@ -94,8 +95,7 @@ def bound_for(
     >>> bound_for("pop-binomial", BinomialPopulation(5001, 0.2), 100, adaptive=True)
     AdaptiveTheorem(BinomialTheorem(BinomialPopulation(n_prime=5001, alpha=0.2), dummies=0), pad_to=100)
     """
-    if name not in ACCEPTS:
-        raise ValueError(f"bound must be one of {', '.join(ACCEPTS)}, got {name!r}")
+    check_choice("bound", name, ACCEPTS)
     if not isinstance(population, ACCEPTS[name]):
         kinds = " or ".join(_WORDS[cls] for cls in ACCEPTS[name])
         raise ValueError(f"the {name} bound needs {kinds}, got {population!r}")

@@ -39,6 +39,7 @@ import numpy as np
 from .._roots import first_true
 from .._validation import (
     check_array,
+    check_choice,
     check_generator,
     check_int,
     check_positive,
@@ -118,8 +119,7 @@ def lemma4_delta(eps: float, tau: float, p: float, n: object, form: str = "proof
     tau = check_positive("tau", tau)
     p = check_positive("p", p)
     n = check_array("n", n, low=1, integral=True)
-    if form not in LEMMA4_FORMS:
-        raise ValueError(f"form must be one of {', '.join(LEMMA4_FORMS)}, got {form!r}")
+    check_choice("form", form, LEMMA4_FORMS)
     s = dgauss.s_term(tau, n)
     quadratic = {
         "proof": p**2 / (2.0 * n * tau**2),
@@ -166,8 +166,7 @@ def security_delta(eps: float, sigma: float, convention: str = "definition") -> 
     """
     eps = check_positive("eps", eps)
     sigma = check_positive("sigma", sigma)
-    if convention not in SECURITY_CONVENTIONS:
-        raise ValueError(f"convention must be one of {', '.join(SECURITY_CONVENTIONS)}, got {convention!r}")
+    check_choice("convention", convention, SECURITY_CONVENTIONS)
     factor = 1.0 + math.exp(eps)
     return factor * {"definition": 2.0**-sigma, "proof": math.exp(-sigma), "statement": sigma}[convention]
 
@@ -351,8 +350,7 @@ def group_order(law: PopulationLaw, tau: float, p: int, reading: str = "theorem6
     """
     tau = check_positive("tau", tau)
     p = check_int("p", p, minimum=1)
-    if reading not in READINGS:
-        raise ValueError(f"reading must be one of {', '.join(READINGS)}, got {reading!r}")
+    check_choice("reading", reading, READINGS)
     if reading == "headroom":
         n_hi = law.range(TAIL)[1] + 1
         return n_hi, math.ceil(2.0 * (n_hi * p + HEADROOM_SDS * math.sqrt(n_hi) * tau))
@@ -618,8 +616,7 @@ def everyone_rate(
     """
     rng = check_generator("rng", rng)
     draws = check_int("draws", draws, minimum=1)
-    if threshold not in THRESHOLDS:
-        raise ValueError(f"threshold must be one of {', '.join(THRESHOLDS)}, got {threshold!r}")
+    check_choice("threshold", threshold, THRESHOLDS)
     params = multi_expected(eps, delta, law, reading)
     n = law.sample(draws, rng) + 1
     noise = dgauss.sample_discrete_gaussian(np.sqrt(n) * params.tau, n.size, rng)

@@ -40,6 +40,7 @@ import math
 
 import numpy as np
 
+from .._validation import check_choice
 from ..bounds.clones import fmt_epsilon
 
 __all__ = [
@@ -156,8 +157,7 @@ def omega_poisson(eps0: object, delta: float, lam: float, k: int = 0, form: str 
     >>> a < b
     True
     """
-    if form not in POISSON_FORMS:
-        raise ValueError(f"form must be one of {', '.join(POISSON_FORMS)}, got {form!r}")
+    check_choice("form", form, POISSON_FORMS)
     q = _q(eps0)
     log_term = log_over(2.0, delta)
     mean = (lam + k) * q
@@ -181,8 +181,7 @@ def omega_mean_variance(
     >>> round(float(omega_mean_variance(0.5, 1e-3, 5000, 0.0)), 2)
     1487.82
     """
-    if form not in CHEBYSHEV_FORMS:
-        raise ValueError(f"form must be one of {', '.join(CHEBYSHEV_FORMS)}, got {form!r}")
+    check_choice("form", form, CHEBYSHEV_FORMS)
     eps0 = np.asarray(eps0, dtype=float)
     q = _q(eps0)
     var_c = ((mean + k) * np.expm1(eps0) + variance) * q**2
@@ -238,8 +237,7 @@ def omega_subgaussian(
     >>> round(float(omega_subgaussian(1.0, 1e-5, 5000, 50.0)), 2)
     1565.27
     """
-    if budget not in BUDGETS:
-        raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+    check_choice("budget", budget, BUDGETS)
     low = subgaussian_floor(delta, mean, tau, k)
     log_c = log_over(2.0, delta) if budget == "paper" else log_over(4.0, delta)
     return _two_stage(eps0, low, log_c)
@@ -257,8 +255,7 @@ def omega_subexponential(
     >>> round(float(omega_subexponential(1.0, 1e-5, 5000, 2.0, 0.05)), 2)
     1533.33
     """
-    if budget not in BUDGETS:
-        raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
+    check_choice("budget", budget, BUDGETS)
     low = subexponential_floor(delta, mean, a, b, k)
     log_c = log_over(2.0, delta) if budget == "paper" else log_over(4.0, delta)
     return _two_stage(eps0, low, log_c)

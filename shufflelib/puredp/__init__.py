@@ -17,8 +17,6 @@
 from .baselines import (
     central_dlap_mse,
     local_rr_mse,
-    sample_central_dlap,
-    sample_local_rr,
     shuffled_rr_pure_epsilon,
 )
 from .checker import (
@@ -41,8 +39,6 @@ from .counting import (
     simulate_view,
 )
 from .dlap import (
-    dlap_abs_mean,
-    dlap_logpmf,
     dlap_variance,
     expected_max_abs_dlap,
     max_abs_dlap_bound,
@@ -80,8 +76,6 @@ __all__ = [
     "condition7_violations",
     "counting_params",
     "paper_rule_breakdown",
-    "dlap_abs_mean",
-    "dlap_logpmf",
     "dlap_variance",
     "exact_privacy_loss",
     "expected_max_abs_dlap",
@@ -102,9 +96,7 @@ __all__ = [
     "reduced_log_ratio",
     "round_to_levels",
     "run_protocol",
-    "sample_central_dlap",
     "sample_dlap",
-    "sample_local_rr",
     "shuffled_rr_pure_epsilon",
     "simulate_estimates",
     "simulate_histograms",

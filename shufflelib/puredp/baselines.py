@@ -20,17 +20,14 @@ from scipy.special import logsumexp
 from scipy.stats import binom
 
 from .._validation import check_int, check_positive
-from ..estimators import count_variance, estimate_count
+from ..estimators import count_variance
 from ..randomizers import BinaryRandomizedResponse
-from ..simulation import simulate_binary_rr_counts
-from .dlap import dlap_variance, sample_dlap
+from .dlap import dlap_variance
 
 __all__ = [
     "MAX_EXACT_USERS",
     "central_dlap_mse",
     "local_rr_mse",
-    "sample_central_dlap",
-    "sample_local_rr",
     "shuffled_rr_pure_epsilon",
 ]
 
@@ -58,37 +55,6 @@ def central_dlap_mse(eps: float) -> float:
     return dlap_variance(eps)
 
 
-def sample_central_dlap(true_count: int, eps: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Estimates of the central mechanism: ``true_count + DLap(eps)``.
-
-    Parameters
-    ----------
-    true_count
-        The count, an integer >= 0.
-    eps
-        Privacy parameter, > 0.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray
-        ``int64`` estimates.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> est = sample_central_dlap(10, 1.0, 5, np.random.default_rng(0))
-    >>> est.shape
-    (5,)
-    """
-    true_count = check_int("true_count", true_count, minimum=0)
-    size = check_int("size", size, minimum=1)
-    return true_count + sample_dlap(eps, size, rng)
-
-
 def local_rr_mse(n: int, eps: float) -> float:
     """MSE of the debiased count of binary randomized response with ``eps0 = eps`` (local or shuffled).
 
@@ -110,38 +76,6 @@ def local_rr_mse(n: int, eps: float) -> float:
     9206.7
     """
     return float(count_variance(0, n, eps))
-
-
-def sample_local_rr(true_count: int, n: int, eps: float, size: int, rng: np.random.Generator) -> np.ndarray:
-    """Debiased counts of shuffled binary randomized response with ``eps0 = eps``.
-
-    Parameters
-    ----------
-    true_count
-        Number of users holding 1, in ``[0, n]``.
-    n
-        Number of users, an integer >= 2.
-    eps
-        Privacy parameter, > 0.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
-
-    Returns
-    -------
-    numpy.ndarray
-        Float estimates of ``true_count``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> est = sample_local_rr(300, 1000, 1.0, 20_000, np.random.default_rng(0))
-    >>> bool(abs(est.mean() - 300) < 1.0)
-    True
-    """
-    ones = simulate_binary_rr_counts(true_count, n, eps, size, rng)
-    return np.asarray(estimate_count(ones, n, eps))
 
 
 def shuffled_rr_pure_epsilon(n: int, eps0: float) -> float:

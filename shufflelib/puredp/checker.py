@@ -44,13 +44,14 @@ Three tools, from the most general to the most concrete:
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import digamma, gammaln
 
 from .._roots import first_true
-from .._validation import check_array, check_int
+from .._validation import check_array, check_choice, check_int
 from ..audit import SampleFn
 from .counting import CountingParams, simulate_view
 
@@ -424,6 +425,19 @@ def _log_binom_weights(m: int, keep: float) -> np.ndarray:
     return log_comb + j * math.log(keep) + (m - j) * math.log1p(-keep)
 
 
+def _kept_terms(n: int, k: int, keep: float) -> Iterator[tuple[float, int, int]]:
+    """The law of the kept inputs: ``(log weight, kept ones kappa, kept users m)`` of nonzero weight.
+
+    ``kappa ~ Bin(k, keep)`` of the ``k`` ones and ``m - kappa ~ Bin(n - k, keep)`` of the zeros.
+    """
+    w_ones, w_zeros = _log_binom_weights(k, keep), _log_binom_weights(n - k, keep)
+    for kappa in range(k + 1):
+        for r in range(n - k + 1):
+            w = w_ones[kappa] + w_zeros[r]
+            if w != -np.inf:
+                yield w, kappa, kappa + r
+
+
 def _log_h_grid(params: CountingParams, v: np.ndarray, e: np.ndarray, c: np.ndarray) -> np.ndarray:
     """``log H(v + e, v)`` on the grid ``v`` (rows) x ``e`` (columns); -inf outside ``u, v >= 0``."""
     vv, ee = np.meshgrid(v, e, indexing="ij")
@@ -478,20 +492,13 @@ def view_logpmf(
     top = int(max(aa.max(initial=0), bb.max(initial=0))) + 1
     c = _log_tilted_cdf(params, top, flood)
     log_p = math.log(params.noise_p)
-    keep = 1.0 - params.q
-    w_ones, w_zeros = _log_binom_weights(k, keep), _log_binom_weights(n - k, keep)
     out = np.full(aa.shape, -np.inf)
-    for kappa in range(k + 1):
-        for r in range(n - k + 1):
-            w = w_ones[kappa] + w_zeros[r]
-            if w == -np.inf:
-                continue
-            m = kappa + r
-            u, v = aa - s * m - kappa, bb - s * m
-            valid = (u >= 0) & (v >= 0)
-            low = np.where(valid, np.minimum(u, v), 0).astype(np.int64)
-            term = w + 2.0 * log_p - params.eps_noise * (u + v) + c[low]
-            out = np.logaddexp(out, np.where(valid, term, -np.inf))
+    for w, kappa, m in _kept_terms(n, k, 1.0 - params.q):
+        u, v = aa - s * m - kappa, bb - s * m
+        valid = (u >= 0) & (v >= 0)
+        low = np.where(valid, np.minimum(u, v), 0).astype(np.int64)
+        term = w + 2.0 * log_p - params.eps_noise * (u + v) + c[low]
+        out = np.logaddexp(out, np.where(valid, term, -np.inf))
     return out
 
 
@@ -550,19 +557,13 @@ def exact_privacy_loss(n: int, params: CountingParams, *, flood_pmf: object = No
     keep = 1.0 - q
     log_views = []
     for k in range(n + 1):
-        w_ones, w_zeros = _log_binom_weights(k, keep), _log_binom_weights(n - k, keep)
         acc = np.full((band, n + 1), -np.inf)  # rows b = 0..band-1, columns d = a - b = 0..n
-        for kappa in range(k + 1):
-            for r in range(n - k + 1):
-                w = w_ones[kappa] + w_zeros[r]
-                if w == -np.inf:
-                    continue
-                m = kappa + r
-                # P term at (a, b) = (b + d, b) is H(b + d - s m - kappa, b - s m):
-                # row v = b - s m (offset s n), column e = d - kappa (offset n).
-                rows = slice(s * (n - m), s * (n - m) + band)
-                cols = slice(n - kappa, 2 * n - kappa + 1)
-                acc = np.logaddexp(acc, w + log_h[rows, cols])
+        for w, kappa, m in _kept_terms(n, k, keep):
+            # P term at (a, b) = (b + d, b) is H(b + d - s m - kappa, b - s m):
+            # row v = b - s m (offset s n), column e = d - kappa (offset n).
+            rows = slice(s * (n - m), s * (n - m) + band)
+            cols = slice(n - kappa, 2 * n - kappa + 1)
+            acc = np.logaddexp(acc, w + log_h[rows, cols])
         log_views.append(acc)
 
     limit = math.log((q + keep * math.exp((2 * s + 1) * ep)) / (q + keep * math.exp(2 * s * ep)))
@@ -641,8 +642,7 @@ def view_sampler(n: int, k: int, params: CountingParams, score: str = "estimate"
     params = _check_params(params)
     n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=0, maximum=n - 1)
-    if score not in SCORES:
-        raise ValueError(f"score must be one of {', '.join(SCORES)}, got {score!r}")
+    check_choice("score", score, SCORES)
 
     def sample_fn(dataset_index: int, size: int, rng: np.random.Generator) -> np.ndarray:
         dataset_index = check_int("dataset_index", dataset_index, minimum=0, maximum=1)

@@ -29,6 +29,7 @@ variance ``Var DLap(eps') + k q (1 - q)`` and MSE ``Var DLap(eps') + k q (1-q) +
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,13 +43,16 @@ from .._validation import (
     check_positive,
 )
 from ..shuffler import shuffle
-from .dlap import dlap_variance
+from .dlap import dlap_variance, sample_dlap
 
 __all__ = [
     "MAX_MESSAGES",
     "CountingParams",
     "analyze",
     "analyze_as_printed",
+    "labelled_messages",
+    "labelled_sums",
+    "noisy_counts",
     "randomize",
     "run_protocol",
     "simulate_estimates",
@@ -310,6 +314,80 @@ def analyze_as_printed(messages: object, n: int, s: int) -> int:
     return analyze(messages) - n * s
 
 
+def labelled_messages(
+    columns: Iterable[np.ndarray], params: Iterable[CountingParams], rng: np.random.Generator, *, instead: str
+) -> np.ndarray:
+    """The counting protocol run once per label (a histogram's bucket, a sum's level), shuffled.
+
+    Column ``j`` holds the users' bits for label ``j``; each user's messages for it are tagged
+    ``(j, +1)`` or ``(j, -1)`` and all of them are shuffled together (validated inputs).
+
+    Parameters
+    ----------
+    columns
+        Per label, the 1-D array of the users' bits (drawn in order, so lazily made ones are fine).
+    params
+        Per label, the counting protocol's parameters.
+    rng
+        The only source of randomness.
+    instead
+        The sufficient-statistics simulation to name when the messages exceed :data:`MAX_MESSAGES`.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array of shape ``(messages, 2)`` of rows ``(label, sign)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> params = CountingParams(eps=1.0, eps_noise=0.5, q=0.0, s=0, lam=0.0)
+    >>> m = labelled_messages([np.array([1, 1]), np.array([0, 1])], [params] * 2, np.random.default_rng(0),
+    ...                       instead="simulate_histograms")
+    >>> m.shape[1], set(m[:, 0].tolist()) <= {0, 1}
+    (2, True)
+    """
+    parts, total = [], 0
+    for label, (column, level) in enumerate(zip(columns, params, strict=True)):
+        plus, minus = randomize(column, level, rng)
+        p, m = int(plus.sum()), int(minus.sum())
+        total += p + m
+        if total > MAX_MESSAGES:
+            raise ValueError(f"the users send more than MAX_MESSAGES={MAX_MESSAGES} messages: use {instead}")
+        parts.append(np.column_stack([np.full(p + m, label), np.r_[np.ones(p, np.int64), -np.ones(m, np.int64)]]))
+    return shuffle(np.concatenate(parts).astype(np.int64), rng)
+
+
+def labelled_sums(messages: object, labels: int, what: str) -> np.ndarray:
+    """The analyzer of :func:`labelled_messages`: per label ``0..labels-1``, the sum of its signs.
+
+    Parameters
+    ----------
+    messages
+        Array of shape ``(messages, 2)`` of rows ``(label, sign)``.
+    labels
+        Number of labels, an integer >= 1 (validated by the caller).
+    what
+        What a label is, plural, for the error message (``"buckets"``, ``"levels"``).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``float`` sums of length ``labels``.
+
+    Examples
+    --------
+    >>> labelled_sums([[0, 1], [1, 1], [1, -1], [1, 1]], 3, "buckets").tolist()
+    [1.0, 1.0, 0.0]
+    """
+    arr = check_array("messages", messages, ndim=2, integral=True).astype(np.int64)
+    if arr.shape[1] != 2:
+        raise ValueError(f"messages must have 2 columns ({what[:-1]}, sign), got shape {arr.shape}")
+    if arr.size and (arr[:, 0].min() < 0 or arr[:, 0].max() >= labels or not np.all(np.abs(arr[:, 1]) == 1)):
+        raise ValueError(f"messages must have {what} in [0, {labels - 1}] and signs +1 or -1")
+    return np.bincount(arr[:, 0], weights=arr[:, 1], minlength=labels)
+
+
 def _check_common(n: int, k: int, params: CountingParams, size: int, rng: np.random.Generator):
     n = check_int("n", n, minimum=1)
     k = check_int("k", k, minimum=0, maximum=n)
@@ -393,6 +471,21 @@ def simulate_estimates(n: int, k: int, params: CountingParams, size: int, rng: n
     True
     """
     n, k, size, rng = _check_common(n, k, params, size, rng)
-    kept = rng.binomial(k, 1.0 - params.q, size)
-    noise = rng.geometric(params.noise_p, size) - rng.geometric(params.noise_p, size)
-    return (kept + noise).astype(np.int64)
+    return noisy_counts(np.full(size, k), params.q, params.eps_noise, rng)
+
+
+def noisy_counts(counts: np.ndarray, q: float, eps_noise: float, rng: np.random.Generator) -> np.ndarray:
+    """The counting protocol's estimate of each count in ``counts``: ``C - Bin(C, q) + DLap(eps_noise)``.
+
+    The one sampler behind the estimates of counting, histograms (one count per bucket) and
+    real summation (one count per level): the kept messages ``Bin(C, 1 - q)`` plus the
+    noise's net ``G+ - G-``, drawn in that order (validated inputs).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> noisy_counts(np.array([5, 7]), 0.0, 50.0, np.random.default_rng(0))
+    array([5, 7])
+    """
+    kept = rng.binomial(counts, 1.0 - q)
+    return (kept + sample_dlap(eps_noise, counts.shape, rng)).astype(np.int64)

@@ -16,9 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_array, check_generator, check_int, check_positive
-from ..shuffler import shuffle
-from .counting import MAX_MESSAGES, CountingParams, randomize
-from .dlap import expected_max_abs_dlap, sample_dlap
+from .counting import CountingParams, labelled_messages, labelled_sums, noisy_counts
+from .dlap import expected_max_abs_dlap
 from .rules import counting_params
 
 __all__ = [
@@ -95,15 +94,8 @@ def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.
     values = check_array("x", x, ndim=1, low=0, high=buckets - 1, integral=True).astype(np.int64)
     params = _check_params(params)
     rng = check_generator("rng", rng)
-    parts, total = [], 0
-    for b in range(buckets):
-        plus, minus = randomize((values == b).astype(np.int64), params, rng)
-        p, m = int(plus.sum()), int(minus.sum())
-        total += p + m
-        if total > MAX_MESSAGES:
-            raise ValueError(f"the users send more than MAX_MESSAGES={MAX_MESSAGES} messages: use simulate_histograms")
-        parts.append(np.column_stack([np.full(p + m, b), np.r_[np.ones(p, np.int64), -np.ones(m, np.int64)]]))
-    return shuffle(np.concatenate(parts).astype(np.int64), rng)
+    columns = ((values == b).astype(np.int64) for b in range(buckets))
+    return labelled_messages(columns, [params] * buckets, rng, instead="simulate_histograms")
 
 
 def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
@@ -127,12 +119,7 @@ def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
     [1, 1, 0]
     """
     buckets = check_int("buckets", buckets, minimum=1)
-    arr = check_array("messages", messages, ndim=2, integral=True).astype(np.int64)
-    if arr.shape[1] != 2:
-        raise ValueError(f"messages must have 2 columns (bucket, sign), got shape {arr.shape}")
-    if arr.size and (arr[:, 0].min() < 0 or arr[:, 0].max() >= buckets or not np.all(np.abs(arr[:, 1]) == 1)):
-        raise ValueError(f"messages must have buckets in [0, {buckets - 1}] and signs +1 or -1")
-    return np.bincount(arr[:, 0], weights=arr[:, 1], minlength=buckets).astype(np.int64)
+    return labelled_sums(messages, buckets, "buckets").astype(np.int64)
 
 
 def simulate_histograms(counts: object, params: CountingParams, size: int, rng: np.random.Generator) -> np.ndarray:
@@ -165,8 +152,7 @@ def simulate_histograms(counts: object, params: CountingParams, size: int, rng: 
     params = _check_params(params)
     size = check_int("size", size, minimum=1)
     rng = check_generator("rng", rng)
-    kept = rng.binomial(np.broadcast_to(h, (size, h.size)), 1.0 - params.q)
-    return (kept + sample_dlap(params.eps_noise, (size, h.size), rng)).astype(np.int64)
+    return noisy_counts(np.broadcast_to(h, (size, h.size)), params.q, params.eps_noise, rng)
 
 
 def histogram_expected_messages(n: int, buckets: int, params: CountingParams) -> float:

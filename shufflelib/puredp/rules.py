@@ -35,7 +35,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import digamma, gammaln
 
-from .._validation import check_in_range, check_int, check_positive
+from .._validation import check_choice, check_in_range, check_int, check_positive
 from .checker import privacy_certificate
 from .counting import CountingParams
 from .dlap import dlap_variance
@@ -278,8 +278,7 @@ def counting_params(n: int, eps: float, rho: float, rule: str = "practical") -> 
     n = check_int("n", n, minimum=1)
     eps = check_positive("eps", eps)
     rho = check_positive("rho", rho)
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
+    check_choice("rule", rule, RULES)
     if rule in ("paper", "corrected"):
         return _paper(n, eps, rho, corrected=rule == "corrected")
     params = _split_rule(n, eps, rho, certified=rule == "practical")

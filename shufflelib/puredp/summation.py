@@ -37,9 +37,7 @@ from .._validation import (
     check_int,
     check_positive,
 )
-from ..shuffler import shuffle
-from .counting import MAX_MESSAGES, CountingParams, randomize
-from .dlap import sample_dlap
+from .counting import CountingParams, labelled_messages, labelled_sums, noisy_counts
 from .rules import counting_params
 
 __all__ = [
@@ -258,16 +256,8 @@ def real_sum_messages(x: object, params: RealSumParams, rng: np.random.Generator
     """
     params = _check_real_params(params)
     bits = round_to_levels(x, params.depth, rng)
-    parts = []
-    total = 0
-    for j, level in enumerate(params.levels):
-        plus, minus = randomize(bits[:, j], level, rng)
-        p, m = int(plus.sum()), int(minus.sum())
-        total += p + m
-        if total > MAX_MESSAGES:
-            raise ValueError(f"the users send more than MAX_MESSAGES={MAX_MESSAGES} messages: use simulate_real_sum")
-        parts.append(np.column_stack([np.full(p + m, j), np.r_[np.ones(p, np.int64), -np.ones(m, np.int64)]]))
-    return shuffle(np.concatenate(parts).astype(np.int64), rng)
+    columns = (bits[:, j] for j in range(params.depth + 1))
+    return labelled_messages(columns, params.levels, rng, instead="simulate_real_sum")
 
 
 def real_sum_analyze(messages: object, params: RealSumParams) -> float:
@@ -294,12 +284,7 @@ def real_sum_analyze(messages: object, params: RealSumParams) -> float:
     1.5
     """
     params = _check_real_params(params)
-    arr = check_array("messages", messages, ndim=2, integral=True).astype(np.int64)
-    if arr.shape[1] != 2:
-        raise ValueError(f"messages must have 2 columns (level, sign), got shape {arr.shape}")
-    if arr.size and (arr[:, 0].min() < 0 or arr[:, 0].max() > params.depth or not np.all(np.abs(arr[:, 1]) == 1)):
-        raise ValueError(f"messages must have levels in [0, {params.depth}] and signs +1 or -1")
-    sums = np.bincount(arr[:, 0], weights=arr[:, 1], minlength=params.depth + 1)
+    sums = labelled_sums(messages, params.depth + 1, "levels")
     return float(np.dot(sums, 2.0 ** -np.arange(params.depth + 1)))
 
 
@@ -356,6 +341,5 @@ def simulate_real_sum(
     weights = 2.0 ** -np.arange(depth + 1)
     estimate = np.zeros(size)
     for j, level in enumerate(params.levels):
-        kept = rng.binomial(level_counts[:, j], 1.0 - level.q)
-        estimate += weights[j] * (kept + sample_dlap(level.eps_noise, size, rng))
+        estimate += weights[j] * noisy_counts(level_counts[:, j], level.q, level.eps_noise, rng)
     return estimate

@@ -33,6 +33,7 @@ import numpy as np
 from .._roots import largest_reaching
 from .._validation import (
     check_array,
+    check_choice,
     check_in_range,
     check_int,
     check_positive,
@@ -269,8 +270,7 @@ def sep_mm(
     levels = check_array("level_eps", level_eps, ndim=1, low=0.0)
     if counts.size != levels.size:
         raise ValueError(f"level_eps must have one entry per segment ({counts.size}), got {levels.size}")
-    if weights not in SEP_WEIGHTS:
-        raise ValueError(f"weights must be one of {', '.join(SEP_WEIGHTS)}, got {weights!r}")
+    check_choice("weights", weights, SEP_WEIGHTS)
     n = int(counts.sum())
     ms, mses = [], []
     for nk, e in zip(counts, levels, strict=False):

@@ -52,13 +52,12 @@ import numpy as np
 from scipy.stats import binom
 
 from .._validation import check_array, check_in_range, check_int, check_positive
-from ..bounds.clone_pair import binomial_interval_mass, clone_pair_delta, clone_pair_terms
+from ..bounds.clone_pair import binomial_interval_mass, clone_pair_delta
 from ..curves import PrivacyCurve
 
 __all__ = [
     "ClonePair",
     "ClonePairCurve",
-    "coin_pair_delta",
     "block_starts",
     "pair_blocks",
     "mixture_delta",
@@ -73,36 +72,6 @@ _Z = 9.5
 _CORE = 4.0
 #: ... and end at these distances outside it.
 _OUTER = np.array([5.0, 6.5, 8.0])
-
-
-def coin_pair_delta(coins: np.ndarray, alpha: np.ndarray, eps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    r"""Divergence of the coin pair ``V + Bin(coins, 1/2)``, ``V ~ Bern(α)`` against ``Bern(1 − α)``.
-
-    The core's clone pair with ``coins`` other clones and local log-odds
-    ``log(α / (1 − α))`` (:func:`~shufflelib.bounds.clone_pair.clone_pair_terms`).
-
-    Parameters
-    ----------
-    coins
-        Numbers of fair coins (integers >= 0); broadcast with the other arguments.
-    alpha
-        Probabilities in ``[1/2, 1]``.
-    eps
-        Values of ε >= 0.
-
-    Returns
-    -------
-    value, err
-        The divergence (>= 0) and a bound on its rounding error.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> v, _ = coin_pair_delta(np.array([0]), np.array([0.75]), np.array([0.0]))
-    >>> round(float(v[0]), 12)  # no coins: randomized response with probability 3/4, total variation 1/2
-    0.5
-    """
-    return clone_pair_terms(eps, _log_odds(alpha), coins)
 
 
 def _log_odds(alpha: np.ndarray) -> np.ndarray:

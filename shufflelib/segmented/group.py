@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_int, check_nonnegative, check_probability
+from .._validation import check_choice, check_int, check_nonnegative, check_probability
 from ..curves import PrivacyCurve
 
 __all__ = ["GROUP_FORMS", "group_privacy", "item_budget", "log_item_budget", "GroupCurve"]
@@ -27,8 +27,7 @@ GROUP_FORMS = ("paper", "standard")
 
 
 def _exponent(s: int, form: str) -> int:
-    if form not in GROUP_FORMS:
-        raise ValueError(f"form must be one of {', '.join(GROUP_FORMS)}, got {form!r}")
+    check_choice("form", form, GROUP_FORMS)
     return s if form == "paper" else s - 1
 
 

@@ -36,6 +36,7 @@ from .._roots import first_true, largest_reaching
 from .._validation import (
     N_MAX,
     check_array,
+    check_choice,
     check_in_range,
     check_int,
     check_n,
@@ -224,8 +225,7 @@ def user_curve(
 
 
 def _target(level_eps: float, s: int, delta: float, group: str) -> tuple[float, float]:
-    if group not in GROUP_FORMS:
-        raise ValueError(f"group must be one of {', '.join(GROUP_FORMS)}, got {group!r}")
+    check_choice("group", group, GROUP_FORMS)
     return item_budget(level_eps, s, delta, group)
 
 

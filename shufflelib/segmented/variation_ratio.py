@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 
-from .._validation import check_in_range, check_int, check_positive, check_probability
+from .._validation import check_choice, check_in_range, check_int, check_positive, check_probability
 from .clone_pairs import RESOLUTION, ClonePair, ClonePairCurve
 
 __all__ = [
@@ -185,8 +185,7 @@ def poisson_item_pair(
     d = check_int("d", d, minimum=2)
     lam = check_in_range("lam", lam, 0.0, 1.0)
     per_user = slot_count(m, slots)
-    if convention not in CONVENTIONS:
-        raise ValueError(f"convention must be one of {', '.join(CONVENTIONS)}, got {convention!r}")
+    check_choice("convention", convention, CONVENTIONS)
     gamma = min(1.0, m / per_user)
     trials = n * per_user - (1 if convention == "theorem3" else 0)
     return ClonePair(trials, gamma / d, lam, 0.0, 1.0 - lam)
