@@ -55,10 +55,8 @@ from scipy.special import log_ndtr
 from .._validation import check_int, check_positive, check_probability
 from ..curves import invert_profile
 from .base import AmplificationBound, NotApplicableError, ProfileBound
-from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
+from .clone_pair import (
     BINOM_RTOL,
-    _log_sinh,
-    _scaled_sum,
     binomial_blocks,
     binomial_range,
     binomial_shortfall,
@@ -74,6 +72,7 @@ __all__ = [
     "binomial_range",
     "binomial_shortfall",
     "BINOM_RTOL",
+    "gaussian_dp_epsilon",
 ]
 
 #: Relative margin used to round closed forms up ...
@@ -128,7 +127,7 @@ class ClonePairBound(ProfileBound):
         (:func:`~shufflelib.curves.invert_profile`); the root itself is certified on the profile.
         """
         mean_clones = (n - 1) * self.clone_probability(eps0) + 1.0
-        guess = _gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
+        guess = gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
         return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
@@ -146,8 +145,19 @@ class ClonePairBound(ProfileBound):
         return clone_pair_delta(eps, eps0, counts, weights)
 
 
-def _gaussian_dp_epsilon(mu: float, delta: float) -> float:
-    """ε at which μ-Gaussian DP reaches ``delta`` (a heuristic starting point; 0 if not found)."""
+def gaussian_dp_epsilon(mu: float, delta: float) -> float:
+    """ε at which μ-Gaussian DP reaches ``delta`` (a heuristic starting point; 0 if not found).
+
+    A clone pair's loss is close to Gaussian for many clones (``μ = 2 tanh(ε₀/2)/sqrt(clones)``):
+    the clone-pair bounds start their root searches for ε(δ) here. Not a bound.
+
+    Examples
+    --------
+    >>> round(gaussian_dp_epsilon(0.1, 1e-6), 4)
+    0.3969
+    >>> gaussian_dp_epsilon(0.1, 0.9)  # delta above the curve's value at eps = 0
+    0.0
+    """
 
     def log_delta(e: float) -> float:  # log(Φ(−e/μ + μ/2) − e^e Φ(−e/μ − μ/2))
         la, lb = log_ndtr(-e / mu + mu / 2.0), log_ndtr(-e / mu - mu / 2.0)

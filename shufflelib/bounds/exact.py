@@ -58,11 +58,10 @@ from .._binomial import binom
 from .._roots import last_true
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
+from .clone_pair import log_sinh, scaled_sum
 from .clones import (
     BINOM_RTOL,
     _log_or_floor,
-    _log_sinh,
-    _scaled_sum,
     binomial_range,
     binomial_shortfall,
 )
@@ -117,7 +116,7 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
     """
     eps = np.asarray(eps, dtype=float)[:, None]
     p_hi, p_lo = _randomized_response_probs(k, eps0)
-    two_sinh = math.exp(float(_log_sinh(eps0)) + math.log(2.0))  # e^eps0 - e^-eps0
+    two_sinh = math.exp(float(log_sinh(eps0)) + math.log(2.0))  # e^eps0 - e^-eps0
     down = np.exp(-eps) * -np.expm1(eps - eps0)  # e^-eps - e^-eps0 >= 0
     up = np.exp(eps) * np.expm1(eps0 - eps)  # e^eps0 - e^eps >= 0
     log_n = math.log(n)
@@ -128,8 +127,8 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
         vb, eb = binomial_shortfall(n, p_hi, n * up / two_sinh)
         log_kappa = math.log(two_sinh) - log_n
         one = np.ones(1)
-        da = _scaled_sum(np.maximum(va - ea, 0.0), eps + log_kappa, one)
-        db = _scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, log_kappa), one)
+        da = scaled_sum(np.maximum(va - ea, 0.0), eps + log_kappa, one)
+        db = scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, log_kappa), one)
         return np.maximum(da, db)
     b, weight = _support(n, p_lo)
     m = n - b
@@ -137,11 +136,11 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
     one_minus = -math.expm1(-eps0)  # 1 - e^-eps0
     # X0 || X1: κ (N_a - t)^+ with κ = e^eps (1 - e^-eps0) / n and m - t = (n down - b 2 sinh eps0) / (1 - e^-eps0).
     va, ea = binomial_shortfall(m, 1.0 - theta, (n * down - b * two_sinh) / one_minus)
-    da = _scaled_sum(np.maximum(va - ea, 0.0), eps + math.log(one_minus) - log_n, weight)
+    da = scaled_sum(np.maximum(va - ea, 0.0), eps + math.log(one_minus) - log_n, weight)
     # X1 || X0: κ (t' - N_a)^+ with κ = (1 - e^-eps0) / n and t' = (n (1 - e^eps) + (e^eps0 - 1) b) / (1 - e^-eps0).
     t_b = (-n * np.expm1(eps) + math.expm1(eps0) * b) / one_minus
     vb, eb = binomial_shortfall(m, theta, t_b)
-    db = _scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, math.log(one_minus) - log_n), weight)
+    db = scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, math.log(one_minus) - log_n), weight)
     return np.maximum(da, db)
 
 
@@ -168,7 +167,7 @@ def spread_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     log_denominator = math.log(math.expm1(eps0)) + np.logaddexp(0.0, eps)
     gap = (m * up - np.expm1(eps) * rho * (n - m)) * np.exp(-log_denominator)
     value, err = binomial_shortfall(m, 0.5, gap)
-    return _scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
+    return scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
 
 
 class TwoPairKRRLowerBound(ProfileBound):

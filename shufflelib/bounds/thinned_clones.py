@@ -67,7 +67,7 @@ import numpy as np
 from ..curves import invert_profile
 from .base import ProfileBound
 from .clone_pair import _bernstein_range, binomial_blocks, binomial_interval_mass, binomial_range, clone_pair_delta
-from .clones import _gaussian_dp_epsilon
+from .clones import gaussian_dp_epsilon
 from .stronger_clones import StrongerClones
 
 __all__ = ["ThinnedClones", "kept_probability", "thinned_blocks"]
@@ -240,5 +240,5 @@ class ThinnedClones(ProfileBound):
         """ε(δ) by certified root finding, the bracket narrowed around a Gaussian-DP estimate."""
         s = kept_probability(self.k, eps0)
         kept = ((n - 1) * 2.0 / (math.exp(eps0) + 1.0) + 1.0) * s
-        guess = _gaussian_dp_epsilon(2.0 * s * math.tanh(eps0 / 2.0) / math.sqrt(kept), delta)
+        guess = gaussian_dp_epsilon(2.0 * s * math.tanh(eps0 / 2.0) / math.sqrt(kept), delta)
         return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)

@@ -35,8 +35,8 @@ from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_prob
 from ..audit import SampleFn
 from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
-from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
-from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
+from ..bounds.clone_pair import BINOM_RTOL, binomial_shortfall, log_sinh, scaled_sum
+from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon
 from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
 from .clone_count import MAX_BLOCKS, CloneCount, clone_count, others_after_dummies
@@ -107,7 +107,7 @@ class _PopulationCurve(PopulationBound):
         """
 
         def gap(e0: float) -> float:
-            return _gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
+            return gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
 
         try:
             return brentq(gap, eps, EPS0_MAX, xtol=1e-6) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
@@ -147,7 +147,7 @@ class _PopulationCurve(PopulationBound):
     def _epsilon(self, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding in the direction of :attr:`upper`, on a bracket narrowed
         around the Gaussian-DP estimate (``mu = 2 tanh(eps0/2)/sqrt(E[C] + 1)``): ~10 evaluations."""
-        guess = _gaussian_dp_epsilon(self._gaussian_mu(eps0), delta)
+        guess = gaussian_dp_epsilon(self._gaussian_mu(eps0), delta)
         return invert_profile(lambda e: self._delta(eps0, e), delta, hi=eps0, upper=self.upper, guess=guess)
 
     def curve(self, eps0: float) -> ProfileCurve:
@@ -323,7 +323,7 @@ class ExactShuffledRR(_PopulationCurve):
         n = self._users[None, :]
         p_hi = 1.0 / (1.0 + math.exp(-eps0))
         p_lo = math.exp(-eps0) * p_hi
-        two_sinh = 2.0 * math.exp(float(_log_sinh(eps0)))  # e^eps0 - e^-eps0
+        two_sinh = 2.0 * math.exp(float(log_sinh(eps0)))  # e^eps0 - e^-eps0
         down = np.exp(-e) * -np.expm1(e - eps0)  # e^-eps - e^-eps0 >= 0
         up = np.exp(e) * np.expm1(eps0 - e)  # e^eps0 - e^eps >= 0
         # User 1 holds 0 (X0) or 1 (X1); given n messages with S ones, Pr[S | X1]/Pr[S | X0]
@@ -331,8 +331,8 @@ class ExactShuffledRR(_PopulationCurve):
         va, ea = binomial_shortfall(n, p_lo, n * down / two_sinh)  # X0 || X1, X = S
         vb, eb = binomial_shortfall(n, p_hi, n * up / two_sinh)  # X1 || X0, X = n - S
         log_kappa = math.log(two_sinh) - np.log(n)
-        da = _scaled_sum(np.maximum(va - ea, 0.0), e + log_kappa, self._weights)
-        db = _scaled_sum(np.maximum(vb - eb, 0.0), log_kappa, self._weights)
+        da = scaled_sum(np.maximum(va - ea, 0.0), e + log_kappa, self._weights)
+        db = scaled_sum(np.maximum(vb - eb, 0.0), log_kappa, self._weights)
         out[live] = np.maximum(da, db) * (1.0 - BINOM_RTOL)
         return out
 
