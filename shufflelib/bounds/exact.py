@@ -192,9 +192,9 @@ class TwoPairKRRLowerBound(ProfileBound):
     -----
     Cost: ``k = 2`` is a closed form (constant time). For ``k >= 3`` one
     ``delta`` evaluation sums ~23 standard deviations of two binomials (about
-    2·10^4 closed forms at ``n = 1e6``, ~20 ms); ``epsilon`` takes ~10
-    evaluations (about 0.5 s at ``n = 1e6``, 6 s at ``n = 1e8``). Values are
-    rounded down (see the module docstring).
+    2·10^4 closed forms at ``n = 1e6``); ``epsilon`` takes ~10 evaluations
+    (times in ``benchmarks/bench_bounds.py``). Values are rounded down (see the
+    module docstring).
 
     Examples
     --------
