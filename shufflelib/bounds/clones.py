@@ -62,6 +62,7 @@ from .clone_pair import (
     binomial_shortfall,
     clone_pair_delta,
 )
+from .privacy_loss import ClonePairLoss, PrivacyLoss, clone_loss_scale
 
 __all__ = [
     "ClonePairBound",
@@ -119,6 +120,24 @@ class ClonePairBound(ProfileBound):
     def clone_probability(self, eps0: float) -> float:
         """Probability that another user is a clone (``C ~ Bin(n − 1, p)``)."""
         raise NotImplementedError
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """The clone pair itself (an upper bound): a :class:`~shufflelib.bounds.privacy_loss.ClonePairLoss`.
+
+        Examples
+        --------
+        >>> loss = ClonesNumerical().privacy_loss(1000)
+        >>> loss.form, round(loss.pair(1.0).clone_probability, 4)
+        ('pair', 0.3679)
+        """
+        return PrivacyLoss(
+            "pair",
+            True,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            pair=lambda e0: ClonePairLoss(n, e0, self.clone_probability(e0)),
+            scale=lambda e0: clone_loss_scale(n, e0),
+        )
 
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.

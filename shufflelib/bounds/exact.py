@@ -76,10 +76,47 @@ from .krr_worst_case import (
     worst_case_epsilon_bracket,
     worst_case_work,
 )
+from .privacy_loss import ExplicitPairLoss, PrivacyLoss, clone_loss_scale
 from .stronger_clones import StrongerClones
 from .thinned_clones import ThinnedClones
 
-__all__ = ["ExactKRR", "TwoPairKRRLowerBound", "concentrated_delta", "spread_delta"]
+__all__ = [
+    "ExactKRR",
+    "TwoPairKRRLowerBound",
+    "concentrated_delta",
+    "spread_delta",
+    "binary_pair_log_pmfs",
+    "EXACT_PROFILE_MAX_N",
+]
+
+#: Largest n at which the exact worst case of binary RR is composed through its profile (its
+#: branch and bound at every point of the profile's grid stays within about a second).
+EXACT_PROFILE_MAX_N = 64
+
+
+def binary_pair_log_pmfs(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Log-pmfs of the number of 1-reports of binary RR: all users hold 0 (``X0``) vs user 1 holds 1 (``X1``).
+
+    The attained pair of :class:`TwoPairKRRLowerBound` for ``k = 2`` on the counts carrying all but
+    ``1e-30`` of the others' binomial on each side.
+
+    Examples
+    --------
+    >>> log_x0, log_x1 = binary_pair_log_pmfs(10, 1.0)
+    >>> round(float(np.exp(log_x0).sum()), 12), log_x0.shape == log_x1.shape
+    (1.0, True)
+    """
+    from scipy.stats import binom as scipy_binom  # logpmf (the composed question only)
+
+    p_lo = 1.0 / (1.0 + math.exp(eps0))
+    p_hi = 1.0 - p_lo
+    lo, hi = binomial_range(n - 1, p_lo, 1e-30)
+    x = np.arange(lo, hi + 2, dtype=float)
+    base, shifted = scipy_binom.logpmf(x, n - 1, p_lo), scipy_binom.logpmf(x - 1.0, n - 1, p_lo)
+    log_x0 = np.logaddexp(math.log(p_hi) + base, math.log(p_lo) + shifted)
+    log_x1 = np.logaddexp(math.log(p_lo) + base, math.log(p_hi) + shifted)
+    return log_x0, log_x1
+
 
 #: Binomial tail mass dropped on each side of the summation range.
 _TAIL = 1e-30
@@ -215,6 +252,29 @@ class TwoPairKRRLowerBound(ProfileBound):
         "with k-randomized response. FPS 2023, arXiv:2205.08858."
     )
     mechanisms = ("krr",)
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """For ``k = 2`` the attained pair of its two datasets (:func:`binary_pair_log_pmfs`), a
+        lower bound; for ``k >= 3`` its profile, a lower bound, which does not compose.
+
+        Examples
+        --------
+        >>> loss = TwoPairKRRLowerBound(mechanism="krr", k=2).privacy_loss(1000)
+        >>> loss.form, loss.upper, loss.pair(1.0).max_loss
+        ('pair', False, 1.0)
+        >>> TwoPairKRRLowerBound(mechanism="krr", k=3).privacy_loss(1000).form
+        'profile'
+        """
+        if self.k != 2:
+            return super().privacy_loss(n)
+        return PrivacyLoss(
+            "pair",
+            False,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            pair=lambda e0: ExplicitPairLoss(*binary_pair_log_pmfs(n, e0), max_loss=e0),
+            scale=lambda e0: clone_loss_scale(n, e0),
+        )
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized exact δ(ε) for an array of ε >= 0 (validated inputs).
@@ -449,6 +509,39 @@ class ExactKRR(AmplificationBound):
 
     def _budget(self, command: str) -> float:
         return self.work_limit * self.BINARY_SHARE[command]
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """Within its exact search (``k = 2``: ``n <=`` :data:`EXACT_PROFILE_MAX_N`; ``k >= 3``: when
+        :meth:`is_exact`), the exact worst case's profile (the search runs once for all ε; a
+        maximum over datasets, hence only a profile); beyond, the stronger-clone pair, which
+        dominates the certified bracket's upper end (for ``k >= 3`` with blanket Bennett's profile
+        as the alternative, as :class:`~shufflelib.bounds.thinned_clones.ThinnedClones`).
+
+        Examples
+        --------
+        >>> ExactKRR(mechanism="krr", k=2).privacy_loss(50).form
+        'profile'
+        >>> loss = ExactKRR(mechanism="krr", k=2).privacy_loss(10**6)
+        >>> loss.form, loss.note[:40]
+        ('pair', 'composed: the stronger-clone pair, which')
+        """
+        fits = n <= EXACT_PROFILE_MAX_N if self.k == 2 else self.is_exact(n, "delta")
+        if not fits:
+            note = (
+                "composed: the stronger-clone pair, which dominates the certified bracket's upper end; "
+                f"n = {n} is beyond the exact search"
+            )
+            return ThinnedClones.stronger_pair_loss(n, self.k, note)
+        # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
+        # answer brackets the composed search from above.
+        top = TwoPairKRRLowerBound(mechanism="krr", k=self.k)
+        return PrivacyLoss(
+            "profile",
+            True,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: top.max_eps0(n, e, d),
+            profile=lambda e0: lambda e: worst_case_delta(n, self.k, e0, np.minimum(e, e0), self.work_limit).delta,
+        )
 
     def _binary_delta(self, n: int, eps0: float, eps: float) -> WorstCase:
         return _binary_delta(n, eps0, eps, self._budget("delta"))

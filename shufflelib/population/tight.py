@@ -37,6 +37,7 @@ from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
 from ..bounds.clone_pair import BINOM_RTOL, binomial_shortfall, log_sinh, scaled_sum
 from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon
+from ..bounds.privacy_loss import CloneCountLoss, PrivacyLoss
 from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
 from .clone_count import MAX_BLOCKS, CloneCount, clone_count, others_after_dummies
@@ -209,6 +210,34 @@ class TightClones(_PopulationCurve):
 
     def _clone_probability(self, eps0: float) -> float:
         return math.exp(-eps0)
+
+    def privacy_loss(self) -> PrivacyLoss:
+        """The mixed clone pair (an upper bound): one clone pair per block of the clone count's law
+        (:class:`~shufflelib.bounds.privacy_loss.CloneCountLoss`). Its atoms are listed one by one,
+        whose cost does not shrink with the grid (and the windows are short): no coarse stage, and
+        no companion.
+
+        Examples
+        --------
+        >>> from shufflelib.population.laws import PoissonPopulation
+        >>> loss = TightClones(PoissonPopulation(5000)).privacy_loss()
+        >>> loss.form, loss.upper, loss.coarse, loss.bracket
+        ('pair', True, False, False)
+        """
+
+        def scale(eps0: float) -> float:
+            return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + self.clone_count(eps0).mean())
+
+        return PrivacyLoss(
+            "pair",
+            True,
+            epsilon=self.epsilon,
+            largest=self.max_eps0,
+            pair=lambda eps0: CloneCountLoss(eps0, self.clone_count(eps0), self.max_blocks),
+            scale=scale,
+            coarse=False,
+            bracket=False,
+        )
 
     def clone_count(self, eps0: float) -> CloneCount:
         """The law of the number of clones at local parameter ``eps0``.
