@@ -15,7 +15,10 @@ to save the start-up of a thousand processes):
   below, the library's absolute tolerance of 1e-12 sets the gap);
 * T rounds (each other ``--rounds``): ``--count`` random inputs from the whole box (δ in
   [1e-15, 0.5], clones and stronger clones in turn): the page's composed ε against today's
-  ``--compose T`` (how often above, the largest and smallest ratio), and on the first
+  ``--compose T`` (how often above, how often below, by more than 1 % either way, how often
+  below the command line's certified lower end of the exact composition — its ε minus its
+  stated ``error``, must be never —, the largest and smallest ratio; the farthest input on each
+  side goes to stderr), and on the first
   ``--reference`` inputs where it is cheap against the bracket of the exact composition
   (``tests/calculator_reference.py``: optimistic and pessimistic fine-grid compositions of the same
   pair): how often the page is below its lower end (must be never), and the largest gap to it.
@@ -42,28 +45,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from calculator_reference import clone_pair_bracket, pair_probability  # noqa: E402
+from calculator_reference import CONFIGS, clone_pair_bracket, pair_probability  # noqa: E402
 
 from shufflelib.bounds import get_bound  # noqa: E402
 from shufflelib.bounds.base import NotApplicableError  # noqa: E402
 from shufflelib.composition import bound_model, composed_epsilon  # noqa: E402
 
 SCRIPTS = ROOT / "_static" / "calculator"
-#: The page's rows: (bound, randomizer family, k).
-CONFIGS = [
-    ("thinned-clones", "krr", 3),
-    ("thinned-clones", "krr", 20),
-    ("stronger-clones", "krr", 2),
-    ("clones", "generic", None),
-    ("blanket-bennett", "generic", None),
-    ("blanket-bennett", "krr", 10),
-    ("blanket-bennett", "laplace", None),
-    ("blanket-hoeffding", "generic", None),
-    ("blanket-hoeffding", "krr", 10),
-    ("blanket-hoeffding", "laplace", None),
-    ("clones-closed", "generic", None),
-    ("erlingsson", "generic", None),
-]
 
 DRIVER = """
 const dir = process.argv[1];
@@ -204,14 +192,31 @@ def composed(rounds: int, count: int, reference: int) -> None:
         points.append((name, n, eps0, float(math.exp(rng.uniform(math.log(1e-15), math.log(0.5))))))
     shown = node_run([["T-eps", name, n, eps0, rounds, delta] for name, n, eps0, delta in points])
     t0 = time.perf_counter()
-    ratios, above = [], 0
+    ratios, above, under, under_low, far_above, far_below, loose = [], 0, 0, 0, 0, 0, 0
+    extremes: dict[str, tuple[float, str]] = {"above": (1.0, "none"), "below": (1.0, "none")}
     for (name, n, eps0, delta), (page, _) in zip(points, shown, strict=True):
         bound = get_bound(
             name, "krr" if name == "stronger-clones" else "generic", 2 if name == "stronger-clones" else None
         )
-        cli = composed_epsilon(bound_model(bound, n), eps0, rounds, delta)["eps"]
-        ratios.append(page / cli if cli > 0 else (1.0 if page == 0 else math.inf))
+        answer = composed_epsilon(bound_model(bound, n), eps0, rounds, delta)
+        cli = answer["eps"]
+        ratio = page / cli if cli > 0 else (1.0 if page == 0 else math.inf)
+        ratios.append(ratio)
+        where = (
+            f"{name}, n = {n}, ε₀ = {eps0:.4g}, δ = {delta:.3g}: page {page:.6g}, CLI {cli:.6g} "
+            f"(its error {answer['error']:.3g}, naive baseline {answer['naive']:.4g})"
+        )
+        side = "above" if ratio >= 1 else "below"
+        if abs(math.log(ratio)) >= abs(math.log(extremes[side][0])):
+            extremes[side] = (ratio, where)
         above += page > cli
+        under += page < cli
+        far_above += page > 1.01 * cli
+        far_below += page < cli / 1.01
+        loose += page < cli / 1.01 and cli > answer["naive"]  # the CLI above its own naive baseline
+        # the command line's certified lower end of the exact composition of the pair (its 'error')
+        low = cli - answer["error"] if math.isfinite(answer["error"]) else cli
+        under_low += page < low
     seconds = time.perf_counter() - t0
     ratios = np.array(ratios)
     times = np.array([t for _, t in shown])
@@ -234,11 +239,14 @@ def composed(rounds: int, count: int, reference: int) -> None:
         worst, widest = max(worst, page / lower), max(widest, upper / lower - 1)
     ref = f"{checked} | {below} | {worst - 1:.2e} | {widest:.2e}" if checked else "— | — | — | —"
     print(
-        f"| {rounds} | {count} | {above} | {ratios.max() - 1:+.2e} | {ratios.min() - 1:+.2e} "
+        f"| {rounds} | {count} | {above} ({far_above} by > 1 %) | {under} ({far_below} by > 1 %, {loose} with the CLI "
+        f"above its naive baseline) | {under_low} | {ratios.max() - 1:+.2e} | {ratios.min() - 1:+.2e} "
         f"| {np.median(ratios) - 1:+.2e} "
         f"| {ref} | {times.mean():.0f}, {times.max():.0f} | {seconds:.0f} |",
         flush=True,
     )
+    for side, (_, where) in extremes.items():
+        print(f"  (T = {rounds}, farthest {side} the CLI: {where})", file=sys.stderr, flush=True)
 
 
 def main() -> None:
@@ -259,10 +267,11 @@ def main() -> None:
             f"--compose T, and up to {args.reference} against the exact composition's bracket\n"
         )
         print(
-            "| T | inputs | above CLI | largest page/CLI − 1 | smallest | median | vs exact: inputs "
-            "| below its lower end | largest page/lower − 1 | widest bracket | page ms (mean, max) | CLI s |"
+            "| T | inputs | above CLI | below CLI | below CLI − its error | largest page/CLI − 1 | smallest "
+            "| median | vs exact: inputs | below its lower end | largest page/lower − 1 | widest bracket "
+            "| page ms (mean, max) | CLI s |"
         )
-        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for r in rounds:
             if r > 1:
                 composed(r, args.count, args.reference)

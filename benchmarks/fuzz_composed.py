@@ -7,8 +7,10 @@ values (the box's corners, subnormal δ), each run in process through ``python -
 
 1. **slow**: more than ``SLOW`` CPU seconds in process (the interpreter's start-up, about half a
    second on a quiet machine, comes on top: the 2 s of the whole command);
-2. **round trip**: an ε answer whose δ question comes back above δ (relative ``1e-9``), or a δ
-   answer whose ε question comes back above ε (relative ``1e-8``);
+2. **round trip**: an ε answer whose δ question comes back above δ (relative ``1e-9``; a δ
+   answer is never below the documented floor ``DELTA_FLOOR`` = 1e-300, so for a δ below it the
+   check is against the floor), or a δ answer whose ε question comes back above ε (relative
+   ``1e-8``);
 3. **cap**: a composed ε above ``T ε₀`` (the largest level for a personalized population);
 4. **message**: a refusal with status 2 that names no flag, status 1 without ``not applicable``,
    a warning worded otherwise than ``warning: not a valid bound for`` or ``warning: not exact:``
@@ -33,6 +35,7 @@ import sys
 import time
 
 from shufflelib.__main__ import main
+from shufflelib.bounds.base import DELTA_FLOOR
 
 SLOW = 1.5
 
@@ -144,7 +147,8 @@ def classify(argv: list[str], info: dict) -> tuple[list[str], float]:
             found.append("cap")
         back = ["delta", *info["head"], *info["local"], "--eps", repr(eps), "--compose", str(rounds), "--json"]
         code, text, _, _ = ask(back)
-        if code == 0 and json.loads(text.strip().splitlines()[-1])["delta"] > info["delta"] * (1 + 1e-9):
+        allowed = max(info["delta"], DELTA_FLOOR) * (1 + 1e-9)
+        if code == 0 and json.loads(text.strip().splitlines()[-1])["delta"] > allowed:
             found.append("round trip")
     elif info["question"] == "delta":
         delta = record.get("delta")

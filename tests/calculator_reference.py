@@ -39,10 +39,28 @@ from shufflelib.bounds.clone_pair import binomial_interval_mass, binomial_range
 from shufflelib.bounds.clones import gaussian_dp_epsilon
 from shufflelib.composition.pld import LossDistribution, _window
 
+#: The page's bound configurations, (bound, randomizer family, k): each row of the page with each
+#: randomizer family it answers for (k-RR at a few k); the one list of ``tests/test_calculator_js.py``
+#: and ``benchmarks/calculator_gap.py``.
+CONFIGS = [
+    ("stronger-clones", "krr", 2),
+    ("thinned-clones", "krr", 3),
+    ("thinned-clones", "krr", 20),
+    ("clones", "generic", None),
+    ("blanket-bennett", "generic", None),
+    ("blanket-bennett", "krr", 10),
+    ("blanket-bennett", "laplace", None),
+    ("blanket-hoeffding", "generic", None),
+    ("blanket-hoeffding", "krr", 4),
+    ("blanket-hoeffding", "laplace", None),
+    ("clones-closed", "generic", None),
+    ("erlingsson", "generic", None),
+]
+
 #: Tilted mass outside the composition window, per side.
 WINDOW_TAIL = 1e-16
 
-__all__ = ["TiltedComposition", "clone_pair_bracket", "clone_pair_compositions", "pair_probability"]
+__all__ = ["CONFIGS", "TiltedComposition", "clone_pair_bracket", "clone_pair_compositions", "pair_probability"]
 
 
 def pair_probability(bound: str, eps0: float) -> float:

@@ -131,6 +131,12 @@ def test_every_check_has_the_books_one_shape(name: str) -> None:
     text = chapters()[name]
     assert exercise_checks.check_cells(text), f"{name}: no exercise check"
     assert exercise_checks.problems(text) == []
+    assert exercise_checks.tautologies(text) == [], f"{name}: a check that cannot fail"
+
+
+def test_a_check_of_a_value_against_itself_is_reported() -> None:
+    same = SMALL_CHAPTER.replace("check_answer(q_answer, expected", "check_answer(x / y, x / y")
+    assert exercise_checks.tautologies(same) and not exercise_checks.tautologies(SMALL_CHAPTER)
 
 
 SMALL_CHAPTER = """---

@@ -17,7 +17,8 @@ the code that computes its expected value:
 
 The student notebooks (``book/_ext/course_kit.py``) keep only the check calls of such a
 cell, each with the hashed key of its value. Checks inside a solution (``check_answer(0.5,
-...)`` under the solution's own computation) are left as they are: students do not get them.
+...)`` under the solution's own computation) are left as they are: students do not get them;
+``--check`` still rejects any check, there or here, that compares a value with itself.
 
 This script rewrites the two older shapes mechanically: a check cell tagged
 ``remove-input`` becomes ``remove-cell``, and a cell holding both the answer line and the
@@ -94,6 +95,25 @@ def problems(text: str) -> list[str]:
     return out
 
 
+def tautologies(text: str) -> list[str]:
+    """The ``check_answer(x, x)`` calls of every code cell, solutions included: they cannot fail."""
+    out = []
+    for m in CELL.finditer(text):
+        try:
+            tree = ast.parse(TAGS.sub("", m.group(1), count=1))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "check_answer"
+                and len(node.args) >= 2
+                and ast.dump(node.args[0]) == ast.dump(node.args[1])
+            ):
+                out.append(f"check_answer compares a value with itself: {ast.unparse(node.args[0])[:60]!r}")
+    return out
+
+
 def _retag(body: str) -> str:
     tags = [t for t in _tags(body) if t not in ("remove-input", "remove-cell")] + ["remove-cell"]
     rest = TAGS.sub("", body, count=1) if TAGS.match(body) else body
@@ -135,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
                 path.write_text(new, encoding="utf-8")
                 print(f"rewrote the checks of {path.relative_to(ROOT)}")
             text = new
-        for problem in problems(text):
+        for problem in problems(text) + tautologies(text):
             print(f"{path.relative_to(ROOT)}: {problem}")
             status = 1
     return status

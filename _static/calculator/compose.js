@@ -40,6 +40,7 @@
   const WINDOW_TAIL = 1e-15; // tilted mass left out of the composition window per side (counted)
   const MAX_FFT = 1 << 21; // largest FFT (a coarser grid is used beyond: its error is stated)
   const MASS_RTOL = 1e-12; // relative allowance on each binomial pmf (saddle-point form, recurrences)
+  const COMPOSED_ATOL = 1e-15; // absolute rounding up of a composed ε (the command line's, pld.py)
 
   // ------------------------------------------------------------------ one round
   // The loss scale of the pair: the standard deviation of one round's loss for large counts
@@ -397,31 +398,49 @@
       const c = at(tiltAt(pld, rounds, eps));
       return c || composition(n, L, p, rounds, { eps, delta }, attempt + 1);
     }
-    // ε question: first a Gaussian estimate of the root, then the root of the composition tilted
-    // there, then (if the tilt moved) once more at that root
+    // ε question: the tilt is the Chernoff saddle point of the root. Start from the Chernoff root
+    // (δ_T(ε) <= P(L_T > ε) <= e^{T K(θ) − θε}: an ε at or above the root, within a few standard
+    // deviations of it), compose tilted there, and move the tilt to the saddle point of the root
+    // found until it stays. Every tilt gives a valid answer (the same δ_T up to its stated terms,
+    // which only add); a tilt far from the root's leaves the root outside its window, where the
+    // window's stated tail makes the answer loose, so the smallest root is kept.
+    let theta = tiltAt(pld, rounds, chernoffEpsilon(pld, rounds, delta)), best = null;
     const { sd } = moments(pld);
-    let guess = N.gaussianEpsilon(Math.sqrt(rounds) * sd, delta);
-    let theta = tiltAt(pld, rounds, guess), c = null, root = null;
-    for (let pass = 0; pass < 3; pass++) {
-      c = at(theta);
+    for (let pass = 0; pass < 8; pass++) {
+      const c = at(theta);
       if (!c) return composition(n, L, p, rounds, { eps, delta }, attempt + 1);
-      root = epsilonOf(c, delta);
-      const next = tiltAt(pld, rounds, root);
+      c.root = epsilonOf(c, delta);
+      if (!best || c.root < best.root) best = c;
+      const next = tiltAt(pld, rounds, c.root);
       if (Math.abs(next - theta) * Math.sqrt(rounds) * sd < 0.5) break;
       theta = next;
     }
-    c.root = root;
-    return c;
+    return best;
   }
 
-  // The smallest ε with δ_T(ε) <= δ (to a relative 1e-10, rounded up) of a composition, at most T ε₀.
+  // The Chernoff root: the smallest ε with min_θ e^{T K(θ) − θε} <= δ, i.e. min over θ > 0 of
+  // (T K(θ) − log δ)/θ, at most T times the largest loss (a starting point: it never changes an
+  // answer's validity, only which tilt computes it).
+  function chernoffEpsilon(pld, rounds, delta) {
+    const { losses } = atomsOf(pld);
+    const largest = Math.max(Math.abs(losses[0]), Math.abs(losses[losses.length - 1]), 1e-300);
+    const top = Math.log(1e6 / largest);
+    const f = (x) => (rounds * logMgf(pld, Math.exp(x)) - Math.log(delta)) / Math.exp(x);
+    const x = goldenMin(f, Math.min(Math.log(1e-8), top - 1), top, 90);
+    return Math.min(f(x), rounds * losses[losses.length - 1]);
+  }
+
+  // The smallest ε with δ_T(ε) <= δ (to a relative 1e-10) of a composition, at most T ε₀, rounded
+  // up as the command line rounds a composed ε: by a relative 1e-12 plus 1e-15 (so that where
+  // δ_T(0) <= δ it answers 1e-15, as `--compose T` does, never 0).
   function epsilonOf(c, delta) {
     const logTarget = Math.log(delta);
     const logDelta = N.memo((e) => logDeltaComposed(c, e));
-    if (logDelta(0) <= logTarget) return 0;
+    const up = (e) => Math.min(e * (1 + 1e-12) + COMPOSED_ATOL, c.pure);
+    if (logDelta(0) <= logTarget) return up(0);
     const root = N.run(N.certifiedRoot((e) => logDelta(e) <= logTarget,
       (e) => Math.max(logDelta(e), -1e300) - logTarget, 0, c.pure, 1e-10));
-    return Math.min(root * (1 + 1e-12), c.pure);
+    return up(root);
   }
 
   // The pair's bound and randomizer for one round's ε (naive composition).
@@ -429,13 +448,13 @@
     "thinned-clones": ["stronger-clones", { kind: "krr", k: 2 }] };
 
   // ε of `rounds` rounds at δ: the smaller of the composed pair's and of naive composition's
-  // (T rounds of (ε₁, δ/T) are (T ε₁, δ)-DP), both valid.
+  // (T rounds of (ε₁, δ/T) are (T ε₁, δ)-DP), both valid, both rounded up as the command line rounds.
   function composedEpsilon(name, n, eps0, rounds, delta) {
     const p = B.BOUNDS[name].pair(eps0);
     const c = composition(n, eps0, p, rounds, { delta });
     const info = { fft: c.fft, step: c.step, theta: c.theta };
     const [bound, rand] = ROUND_BOUND[name];
-    const naive = rounds * B.epsilonUpper(bound, rand, n, eps0, delta / rounds);
+    const naive = rounds * B.epsilonUpper(bound, rand, n, eps0, delta / rounds) * (1 + 1e-12) + COMPOSED_ATOL;
     return c.root <= naive ? { eps: c.root, method: "pld", ...info } : { eps: naive, method: "naive", ...info };
   }
 

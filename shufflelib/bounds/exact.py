@@ -326,7 +326,7 @@ class TwoPairKRRLowerBound(ProfileBound):
 #: Beyond this many users (k >= 3), the bracket's other end (two explicit pairs) is not computed.
 BRACKET_MAX_N = 10**7
 #: The search budget of the command-line calculator (estimated seconds, see :class:`ExactKRR`).
-CALCULATOR_WORK_LIMIT = 0.8
+CALCULATOR_WORK_LIMIT = 0.6
 
 
 def _bracket_record(n: int, k: int, lower: float, upper: float, why: str, source: str) -> dict[str, object]:
