@@ -1,6 +1,6 @@
 """The binomial law's ``pmf``, ``cdf`` and ``sf`` as :data:`scipy.stats.binom` computes them,
-without importing :mod:`scipy.stats` (about 0.3 s at start-up; the calculator's simple
-questions must not pay it).
+without importing :mod:`scipy.stats` (whose import lengthens the start-up, measured by
+``benchmarks/bench_startup.py``; the calculator's simple questions must not pay it).
 
 The values come from the same Boost ufuncs ``scipy.stats.binom`` calls (SciPy's
 ``scipy.special._ufuncs._binom_pmf``, ``_binom_cdf``, ``_binom_sf``) with the same

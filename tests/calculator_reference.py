@@ -36,7 +36,7 @@ from scipy.special import logsumexp
 from scipy.stats import binom
 
 from shufflelib.bounds.clone_pair import binomial_interval_mass, binomial_range
-from shufflelib.bounds.clones import _gaussian_dp_epsilon
+from shufflelib.bounds.clones import gaussian_dp_epsilon
 from shufflelib.composition.pld import LossDistribution, _window
 
 #: The page's bound configurations, (bound, randomizer family, k): each row of the page with each
@@ -206,7 +206,7 @@ def _tilted_at(ld: LossDistribution, rounds: int, delta: float) -> tuple[TiltedC
     losses = (ld.offset + np.arange(ld.mass.size)) * ld.step
     weight = ld.mass / ld.mass.sum()
     sd = math.sqrt(max(float(weight @ losses**2) - float(weight @ losses) ** 2, 0.0))
-    guess = _gaussian_dp_epsilon(math.sqrt(rounds) * sd, delta) if sd > 0 else 0.0
+    guess = gaussian_dp_epsilon(math.sqrt(rounds) * sd, delta) if sd > 0 else 0.0
     theta = _saddle(ld, rounds, guess)
     for _ in range(4):
         composed = TiltedComposition(ld, rounds, theta)

@@ -111,9 +111,9 @@ def test_composed_bound_sits_above_the_enumerated_product_distribution(rounds):
 
 def test_exact_krr_composition_is_the_product_distribution_from_below():
     n, eps0, rounds = 4, 1.5, 3
-    from shufflelib.composition import _exact_krr_pair
+    from shufflelib.bounds.exact import binary_pair_log_pmfs
 
-    log_x0, log_x1 = _exact_krr_pair(n, eps0)
+    log_x0, log_x1 = binary_pair_log_pmfs(n, eps0)
     exact = DominatingPair(np.log(_product(np.exp(log_x0), rounds)), np.log(_product(np.exp(log_x1), rounds)))
     curve = compose_bound(EXACT, n, eps0, rounds, step=1e-3)
     for eps in np.linspace(0.0, rounds * eps0, 10):

@@ -19,9 +19,9 @@ from shufflelib.bounds import (
     NotApplicableError,
     StrongerClones,
 )
+from shufflelib.bounds.exact import binary_pair_log_pmfs
 from shufflelib.bounds.krr_worst_case import worst_case_epsilon_bracket
 from shufflelib.composition import (
-    _exact_krr_pair,
     bound_model,
     compose_bound,
     largest_composed,
@@ -197,7 +197,7 @@ def _exact_composed_delta(log_p, log_q, rounds, eps):
 @pytest.mark.parametrize("bound", [BlanketHoeffding(mechanism="krr", k=2), ExactKRR(mechanism="krr", k=2)])
 def test_an_exact_composition_of_a_real_pair_stays_below_the_composed_profile(bound):
     n, eps0, rounds = 4, 1.5, 3
-    log_x0, log_x1 = _exact_krr_pair(n, eps0)  # the others hold 0; user 1 holds 0 or 1
+    log_x0, log_x1 = binary_pair_log_pmfs(n, eps0)  # the others hold 0; user 1 holds 0 or 1
     curve = compose_bound(bound, n, eps0, rounds)
     for eps in (0.0, 0.5, 1.5, 3.0):
         exact = max(

@@ -51,10 +51,12 @@ from .._validation import (
 )
 from ..curves import ProfileCurve, invert_profile
 from ..randomizers import RandomizerFamily
+from .privacy_loss import PrivacyLoss
 
 __all__ = [
     "AmplificationBound",
     "NotApplicableError",
+    "PrivacyLoss",
     "ProfileBound",
     "MECHANISMS",
     "delta_from_epsilon",
@@ -328,6 +330,29 @@ class AmplificationBound(ABC):
             return self._epsilon_rounded(n, e0, delta) if self.validity(n, e0, delta) is None else math.inf
 
         return largest_eps0(value, eps, delta, self.name, self._at(n))
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """One round's privacy loss at ``n`` users, as composition reads it (the one protocol of
+        :mod:`~shufflelib.bounds.privacy_loss`): by default the bound's own profile, evaluated
+        point by point, an upper or a lower bound as :attr:`upper` says. A bound with a pair (or a
+        faster profile) overrides it.
+
+        Examples
+        --------
+        >>> from shufflelib.bounds import BlanketHoeffding
+        >>> loss = BlanketHoeffding().privacy_loss(10_000)
+        >>> loss.form, loss.upper
+        ('profile', True)
+        >>> float(loss.profile(1.0)(np.array([0.5]))[0]) == BlanketHoeffding().delta(10_000, 1.0, 0.5)
+        True
+        """
+        return PrivacyLoss(
+            "profile",
+            self.upper,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            profile=lambda e0: lambda e: np.array([self.delta(n, e0, float(x)) for x in e]),
+        )
 
 
 class ProfileBound(AmplificationBound):

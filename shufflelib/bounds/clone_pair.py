@@ -81,6 +81,8 @@ __all__ = [
     "BinomialSum",
     "clone_pair_delta",
     "local_log_odds",
+    "log_sinh",
+    "scaled_sum",
 ]
 
 #: Assumed relative accuracy of scipy's binomial pmf / cdf / sf (Boost). Measured <= 3e-11
@@ -189,8 +191,19 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
     return value, err
 
 
-def _log_sinh(x: np.ndarray | float) -> np.ndarray:
-    """``log(sinh(x))`` for ``x > 0``, without overflow or cancellation."""
+def log_sinh(x: np.ndarray | float) -> np.ndarray:
+    """``log(sinh(x))`` for ``x > 0``, without overflow or cancellation.
+
+    The clone pair's loss ``κ`` (and the population bound's mixed pair) is a ratio of
+    hyperbolic sines of half-losses, read in log space.
+
+    Examples
+    --------
+    >>> math.isclose(float(log_sinh(1.0)), math.log(math.sinh(1.0)), rel_tol=1e-14)
+    True
+    >>> round(float(log_sinh(800.0)), 6)  # sinh(800) overflows a float
+    799.306853
+    """
     x = np.asarray(x, dtype=float)
     return x - math.log(2.0) + np.log(-np.expm1(-2.0 * x))
 
@@ -201,8 +214,19 @@ def _log_cosh(x: np.ndarray | float) -> np.ndarray:
     return x - math.log(2.0) + np.log1p(np.exp(-2.0 * x))
 
 
-def _scaled_sum(value: np.ndarray, log_scale: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    """``sum_j value[i, j] · exp(log_scale[i, j]) · weight[j]`` without overflow (``value >= 0``)."""
+def scaled_sum(value: np.ndarray, log_scale: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``sum_j value[i, j] · exp(log_scale[i, j]) · weight[j]`` without overflow (``value >= 0``).
+
+    The last step of a clone-pair sum: per clone count ``j`` a hockey-stick term ``value``,
+    its factor in log space, and the count's probability ``weight``. A zero ``value`` adds
+    nothing, whatever its (possibly infinite) scale.
+
+    Examples
+    --------
+    >>> value = np.array([[1.0, 0.0], [2.0, 3.0]])
+    >>> scaled_sum(value, np.log(np.array([[2.0, np.inf], [1.0, 1.0]])), np.array([0.5, 0.5]))
+    array([1. , 2.5])
+    """
     terms = np.zeros(np.broadcast_shapes(value.shape, log_scale.shape))
     value, log_scale = np.broadcast_arrays(value, log_scale)
     pos = value > 0
@@ -662,7 +686,7 @@ def _kappa_terms(eps: np.ndarray, local: np.ndarray) -> tuple[np.ndarray, np.nda
     log_kappa[infinite] = -np.logaddexp(0.0, e[infinite])
     if finite.any():  # kappa = sinh((L - eps)/2) / (2 sinh(L/2) cosh(eps/2)), exact even when eps -> L
         ef, lf = e[finite], big_l[finite]
-        log_kappa[finite] = _log_sinh((lf - ef) / 2.0) - _log_sinh(lf / 2.0) - _log_cosh(ef / 2.0) - _LOG2
+        log_kappa[finite] = log_sinh((lf - ef) / 2.0) - log_sinh(lf / 2.0) - _log_cosh(ef / 2.0) - _LOG2
         log_tanh[finite] = _log_tanh_half(lf)
     return log_kappa, log_tanh
 
@@ -735,6 +759,6 @@ def clone_pair_delta(eps: object, local: float | np.ndarray, counts: np.ndarray,
         distinct, where = np.unique(local, return_inverse=True)
         log_kappa, log_tanh = (t[:, where.ravel()] for t in _kappa_terms(e, distinct[None, :]))
         value, err, log_scale = _shortfall_terms(e, counts[None, :] + 1.0, log_kappa, log_tanh)
-        total = _scaled_sum(value + err, log_scale, np.asarray(weights, dtype=float)) * (1.0 + BINOM_RTOL)
+        total = scaled_sum(value + err, log_scale, np.asarray(weights, dtype=float)) * (1.0 + BINOM_RTOL)
         out[live] = np.clip(total, DELTA_FLOOR, 1.0)
     return out.reshape(shape)

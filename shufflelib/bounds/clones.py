@@ -55,15 +55,14 @@ from scipy.special import log_ndtr
 from .._validation import check_int, check_positive, check_probability
 from ..curves import invert_profile
 from .base import AmplificationBound, NotApplicableError, ProfileBound
-from .clone_pair import (  # noqa: F401  (_log_sinh, _scaled_sum: still read by bounds/exact.py)
+from .clone_pair import (
     BINOM_RTOL,
-    _log_sinh,
-    _scaled_sum,
     binomial_blocks,
     binomial_range,
     binomial_shortfall,
     clone_pair_delta,
 )
+from .privacy_loss import ClonePairLoss, PrivacyLoss, clone_loss_scale
 
 __all__ = [
     "ClonePairBound",
@@ -74,6 +73,7 @@ __all__ = [
     "binomial_range",
     "binomial_shortfall",
     "BINOM_RTOL",
+    "gaussian_dp_epsilon",
 ]
 
 #: Relative margin used to round closed forms up ...
@@ -121,6 +121,24 @@ class ClonePairBound(ProfileBound):
         """Probability that another user is a clone (``C ~ Bin(n − 1, p)``)."""
         raise NotImplementedError
 
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """The clone pair itself (an upper bound): a :class:`~shufflelib.bounds.privacy_loss.ClonePairLoss`.
+
+        Examples
+        --------
+        >>> loss = ClonesNumerical().privacy_loss(1000)
+        >>> loss.form, round(loss.pair(1.0).clone_probability, 4)
+        ('pair', 0.3679)
+        """
+        return PrivacyLoss(
+            "pair",
+            True,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            pair=lambda e0: ClonePairLoss(n, e0, self.clone_probability(e0)),
+            scale=lambda e0: clone_loss_scale(n, e0),
+        )
+
     def _epsilon(self, n: int, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding on a bracket narrowed around a Gaussian-DP estimate.
 
@@ -128,7 +146,7 @@ class ClonePairBound(ProfileBound):
         (:func:`~shufflelib.curves.invert_profile`); the root itself is certified on the profile.
         """
         mean_clones = (n - 1) * self.clone_probability(eps0) + 1.0
-        guess = _gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
+        guess = gaussian_dp_epsilon(2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones), delta)
         return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
@@ -146,8 +164,19 @@ class ClonePairBound(ProfileBound):
         return clone_pair_delta(eps, eps0, counts, weights)
 
 
-def _gaussian_dp_epsilon(mu: float, delta: float) -> float:
-    """ε at which μ-Gaussian DP reaches ``delta`` (a heuristic starting point; 0 if not found)."""
+def gaussian_dp_epsilon(mu: float, delta: float) -> float:
+    """ε at which μ-Gaussian DP reaches ``delta`` (a heuristic starting point; 0 if not found).
+
+    A clone pair's loss is close to Gaussian for many clones (``μ = 2 tanh(ε₀/2)/sqrt(clones)``):
+    the clone-pair bounds start their root searches for ε(δ) here. Not a bound.
+
+    Examples
+    --------
+    >>> round(gaussian_dp_epsilon(0.1, 1e-6), 4)
+    0.3969
+    >>> gaussian_dp_epsilon(0.1, 0.9)  # delta above the curve's value at eps = 0
+    0.0
+    """
 
     def log_delta(e: float) -> float:  # log(Φ(−e/μ + μ/2) − e^e Φ(−e/μ − μ/2))
         la, lb = log_ndtr(-e / mu + mu / 2.0), log_ndtr(-e / mu - mu / 2.0)

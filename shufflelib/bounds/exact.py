@@ -59,11 +59,10 @@ from .._roots import last_true
 from .._validation import check_choice
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
+from .clone_pair import log_sinh, scaled_sum
 from .clones import (
     BINOM_RTOL,
     _log_or_floor,
-    _log_sinh,
-    _scaled_sum,
     binomial_range,
     binomial_shortfall,
 )
@@ -78,10 +77,47 @@ from .krr_worst_case import (
     worst_case_epsilon_bracket,
     worst_case_work,
 )
+from .privacy_loss import ExplicitPairLoss, PrivacyLoss, clone_loss_scale
 from .stronger_clones import StrongerClones
 from .thinned_clones import ThinnedClones
 
-__all__ = ["ExactKRR", "TwoPairKRRLowerBound", "concentrated_delta", "spread_delta"]
+__all__ = [
+    "ExactKRR",
+    "TwoPairKRRLowerBound",
+    "concentrated_delta",
+    "spread_delta",
+    "binary_pair_log_pmfs",
+    "EXACT_PROFILE_MAX_N",
+]
+
+#: Largest n at which the exact worst case of binary RR is composed through its profile (its
+#: branch and bound at every point of the profile's grid stays within about a second).
+EXACT_PROFILE_MAX_N = 64
+
+
+def binary_pair_log_pmfs(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
+    """Log-pmfs of the number of 1-reports of binary RR: all users hold 0 (``X0``) vs user 1 holds 1 (``X1``).
+
+    The attained pair of :class:`TwoPairKRRLowerBound` for ``k = 2`` on the counts carrying all but
+    ``1e-30`` of the others' binomial on each side.
+
+    Examples
+    --------
+    >>> log_x0, log_x1 = binary_pair_log_pmfs(10, 1.0)
+    >>> round(float(np.exp(log_x0).sum()), 12), log_x0.shape == log_x1.shape
+    (1.0, True)
+    """
+    from scipy.stats import binom as scipy_binom  # logpmf (the composed question only)
+
+    p_lo = 1.0 / (1.0 + math.exp(eps0))
+    p_hi = 1.0 - p_lo
+    lo, hi = binomial_range(n - 1, p_lo, 1e-30)
+    x = np.arange(lo, hi + 2, dtype=float)
+    base, shifted = scipy_binom.logpmf(x, n - 1, p_lo), scipy_binom.logpmf(x - 1.0, n - 1, p_lo)
+    log_x0 = np.logaddexp(math.log(p_hi) + base, math.log(p_lo) + shifted)
+    log_x1 = np.logaddexp(math.log(p_lo) + base, math.log(p_hi) + shifted)
+    return log_x0, log_x1
+
 
 #: Binomial tail mass dropped on each side of the summation range.
 _TAIL = 1e-30
@@ -118,7 +154,7 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
     """
     eps = np.asarray(eps, dtype=float)[:, None]
     p_hi, p_lo = _randomized_response_probs(k, eps0)
-    two_sinh = math.exp(float(_log_sinh(eps0)) + math.log(2.0))  # e^eps0 - e^-eps0
+    two_sinh = math.exp(float(log_sinh(eps0)) + math.log(2.0))  # e^eps0 - e^-eps0
     down = np.exp(-eps) * -np.expm1(eps - eps0)  # e^-eps - e^-eps0 >= 0
     up = np.exp(eps) * np.expm1(eps0 - eps)  # e^eps0 - e^eps >= 0
     log_n = math.log(n)
@@ -129,8 +165,8 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
         vb, eb = binomial_shortfall(n, p_hi, n * up / two_sinh)
         log_kappa = math.log(two_sinh) - log_n
         one = np.ones(1)
-        da = _scaled_sum(np.maximum(va - ea, 0.0), eps + log_kappa, one)
-        db = _scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, log_kappa), one)
+        da = scaled_sum(np.maximum(va - ea, 0.0), eps + log_kappa, one)
+        db = scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, log_kappa), one)
         return np.maximum(da, db)
     b, weight = _support(n, p_lo)
     m = n - b
@@ -138,11 +174,11 @@ def concentrated_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarr
     one_minus = -math.expm1(-eps0)  # 1 - e^-eps0
     # X0 || X1: κ (N_a - t)^+ with κ = e^eps (1 - e^-eps0) / n and m - t = (n down - b 2 sinh eps0) / (1 - e^-eps0).
     va, ea = binomial_shortfall(m, 1.0 - theta, (n * down - b * two_sinh) / one_minus)
-    da = _scaled_sum(np.maximum(va - ea, 0.0), eps + math.log(one_minus) - log_n, weight)
+    da = scaled_sum(np.maximum(va - ea, 0.0), eps + math.log(one_minus) - log_n, weight)
     # X1 || X0: κ (t' - N_a)^+ with κ = (1 - e^-eps0) / n and t' = (n (1 - e^eps) + (e^eps0 - 1) b) / (1 - e^-eps0).
     t_b = (-n * np.expm1(eps) + math.expm1(eps0) * b) / one_minus
     vb, eb = binomial_shortfall(m, theta, t_b)
-    db = _scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, math.log(one_minus) - log_n), weight)
+    db = scaled_sum(np.maximum(vb - eb, 0.0), np.full(eps.shape, math.log(one_minus) - log_n), weight)
     return np.maximum(da, db)
 
 
@@ -169,7 +205,7 @@ def spread_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     log_denominator = math.log(math.expm1(eps0)) + np.logaddexp(0.0, eps)
     gap = (m * up - np.expm1(eps) * rho * (n - m)) * np.exp(-log_denominator)
     value, err = binomial_shortfall(m, 0.5, gap)
-    return _scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
+    return scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
 
 
 class TwoPairKRRLowerBound(ProfileBound):
@@ -194,9 +230,9 @@ class TwoPairKRRLowerBound(ProfileBound):
     -----
     Cost: ``k = 2`` is a closed form (constant time). For ``k >= 3`` one
     ``delta`` evaluation sums ~23 standard deviations of two binomials (about
-    2·10^4 closed forms at ``n = 1e6``, ~20 ms); ``epsilon`` takes ~10
-    evaluations (about 0.5 s at ``n = 1e6``, 6 s at ``n = 1e8``). Values are
-    rounded down (see the module docstring).
+    2·10^4 closed forms at ``n = 1e6``); ``epsilon`` takes ~10 evaluations
+    (times in ``benchmarks/bench_bounds.py``). Values are rounded down (see the
+    module docstring).
 
     Examples
     --------
@@ -217,6 +253,29 @@ class TwoPairKRRLowerBound(ProfileBound):
         "with k-randomized response. FPS 2023, arXiv:2205.08858."
     )
     mechanisms = ("krr",)
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """For ``k = 2`` the attained pair of its two datasets (:func:`binary_pair_log_pmfs`), a
+        lower bound; for ``k >= 3`` its profile, a lower bound, which does not compose.
+
+        Examples
+        --------
+        >>> loss = TwoPairKRRLowerBound(mechanism="krr", k=2).privacy_loss(1000)
+        >>> loss.form, loss.upper, loss.pair(1.0).max_loss
+        ('pair', False, 1.0)
+        >>> TwoPairKRRLowerBound(mechanism="krr", k=3).privacy_loss(1000).form
+        'profile'
+        """
+        if self.k != 2:
+            return super().privacy_loss(n)
+        return PrivacyLoss(
+            "pair",
+            False,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            pair=lambda e0: ExplicitPairLoss(*binary_pair_log_pmfs(n, e0), max_loss=e0),
+            scale=lambda e0: clone_loss_scale(n, e0),
+        )
 
     def delta_profile(self, n: int, eps0: float, eps: np.ndarray) -> np.ndarray:
         """Vectorized exact δ(ε) for an array of ε >= 0 (validated inputs).
@@ -450,6 +509,39 @@ class ExactKRR(AmplificationBound):
 
     def _budget(self, command: str) -> float:
         return self.work_limit * self.BINARY_SHARE[command]
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """Within its exact search (``k = 2``: ``n <=`` :data:`EXACT_PROFILE_MAX_N`; ``k >= 3``: when
+        :meth:`is_exact`), the exact worst case's profile (the search runs once for all ε; a
+        maximum over datasets, hence only a profile); beyond, the stronger-clone pair, which
+        dominates the certified bracket's upper end (for ``k >= 3`` with blanket Bennett's profile
+        as the alternative, as :class:`~shufflelib.bounds.thinned_clones.ThinnedClones`).
+
+        Examples
+        --------
+        >>> ExactKRR(mechanism="krr", k=2).privacy_loss(50).form
+        'profile'
+        >>> loss = ExactKRR(mechanism="krr", k=2).privacy_loss(10**6)
+        >>> loss.form, loss.note[:40]
+        ('pair', 'composed: the stronger-clone pair, which')
+        """
+        fits = n <= EXACT_PROFILE_MAX_N if self.k == 2 else self.is_exact(n, "delta")
+        if not fits:
+            note = (
+                "composed: the stronger-clone pair, which dominates the certified bracket's upper end; "
+                f"n = {n} is beyond the exact search"
+            )
+            return ThinnedClones.stronger_pair_loss(n, self.k, note)
+        # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
+        # answer brackets the composed search from above.
+        top = TwoPairKRRLowerBound(mechanism="krr", k=self.k)
+        return PrivacyLoss(
+            "profile",
+            True,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: top.max_eps0(n, e, d),
+            profile=lambda e0: lambda e: worst_case_delta(n, self.k, e0, np.minimum(e, e0), self.work_limit).delta,
+        )
 
     def _binary_delta(self, n: int, eps0: float, eps: float) -> WorstCase:
         return _binary_delta(n, eps0, eps, self._budget("delta"))

@@ -41,6 +41,7 @@ from ..randomizers import RandomizerFamily
 from .base import MECHANISMS, AmplificationBound, eps0_reason
 from .exact import TwoPairKRRLowerBound
 from .krr_worst_case import worst_case_delta, worst_case_epsilon, worst_case_work
+from .privacy_loss import PrivacyLoss
 
 if TYPE_CHECKING:
     from ..segmented.clone_pairs import ClonePair
@@ -155,6 +156,28 @@ class VariationRatioBound(AmplificationBound):
         True
         """
         return eps0_reason(eps0)
+
+    def privacy_loss(self, n: int) -> PrivacyLoss:
+        """Its profile (an upper bound where the bound is valid), vectorized over ε through its pair's.
+
+        Examples
+        --------
+        >>> loss = VariationRatioBound().privacy_loss(1000)
+        >>> loss.form, float(loss.profile(1.0)(np.array([1.0]))[0])
+        ('profile', 0.0)
+        """
+
+        def profile(eps0: float):
+            pair = self.pair(n, eps0)
+            return lambda e: np.where(e < eps0, np.minimum(pair.delta(np.minimum(e, eps0)), 1.0), 0.0)
+
+        return PrivacyLoss(
+            "profile",
+            True,
+            epsilon=lambda e0, d: self.epsilon(n, e0, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
+            profile=profile,
+        )
 
     def _delta(self, n: int, eps0: float, eps: float) -> float:
         if eps >= eps0:

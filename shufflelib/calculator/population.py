@@ -215,8 +215,9 @@ class PopulationFamily(Family):
 
 
 def round_model(bound: PopulationBound) -> RoundModel:
-    """How composition sees one round of a population bound, in ``eps0``: the mixed clone pair of
-    ``pop-tight`` (route ``pair``, one clone-count block per block of its law), else the profile.
+    """How composition sees one round of a population bound, in ``eps0``: the model of its
+    :meth:`~shufflelib.population.bounds.PopulationBound.privacy_loss` (for ``pop-tight`` the mixed
+    clone pair, route ``pair``, one clone-count block per block of its law; else the profile).
 
     Raises
     ------
@@ -230,40 +231,8 @@ def round_model(bound: PopulationBound) -> RoundModel:
     >>> round_model(TightClones(PoissonPopulation(5000))).route
     'pair'
     """
-    import numpy as np
-
-    from ..composition import RoundModel, pair_step, profile_model
-    from ..composition.clone_pld import BLOCK_RTOL, clone_blocks_pld, round_blocks
-    from ..population.bounds import PopulationBound
-    from ..population.tight import TightClones
+    from ..composition import loss_model
 
     if not bound.upper:
         raise ValueError(f"the {bound.name} bound is a lower bound: it is not composable")
-    if isinstance(bound, TightClones):
-
-        def build(eps0: float, step: float, coarse: bool = False):
-            count = bound.clone_count(eps0)
-            lo, hi = count.range()
-            # Blocks at most BLOCK_RTOL of their count wide are enough (each atom listed costs):
-            # a population of 10^9 near eps0 = 0 needs one block, not 128.
-            size = int(hi - lo + 1)
-            enough = max(1, math.ceil(size / max(1.0, BLOCK_RTOL * max(lo, 1))))
-            starts, masses, dropped = count.blocks(min(bound.max_blocks, round_blocks(size), enough))
-            counts, weights = np.concatenate([[0.0], starts]), np.concatenate([[dropped], masses])
-            return (clone_blocks_pld(eps0, counts, weights, step),)
-
-        def step(eps0: float, rounds: int) -> float:
-            scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + bound.clone_count(eps0).mean())
-            return pair_step(scale, eps0, rounds)
-
-        # No coarse stage: the build enumerates the clone counts' atoms, whose cost does not
-        # shrink with the grid (and the windows are short): a coarse evaluation costs about as
-        # much as a fine one (poisson:1e6, 1,000 rounds: 7 evaluations, 2.4 s -> 5, 1.9 s).
-        return RoundModel("pair", build, step, bound.epsilon, bound.max_eps0, coarse=1.0, cap=lambda eps0: eps0)
-    closed = type(bound)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
-    return profile_model(
-        None if closed else (lambda eps0: lambda e: np.array([bound.delta(eps0, float(x)) for x in e])),
-        bound.epsilon,
-        bound.max_eps0,
-        cap=lambda eps0: eps0,
-    )
+    return loss_model(bound.privacy_loss())

@@ -12,24 +12,22 @@ without enumerating their ``O(n^{1.5})`` atoms
 (:mod:`~shufflelib.composition.clone_pld`); baselines (Rényi DP, advanced and
 naive composition) are in :mod:`~shufflelib.composition.baselines`.
 
-Every bound composes (:func:`round_distributions`, :func:`bound_model`), by one of two
-routes:
+Every bound composes (:func:`round_distributions`, :func:`bound_model`) through the one
+protocol of :mod:`~shufflelib.bounds.privacy_loss`: ``bound.privacy_loss(n)`` states one round's
+privacy loss as a dominating pair or a privacy profile, upper or lower bound, and this package
+reads nothing else of the bound (no test of its class). The route follows:
 
-* **its own dominating pair** (``"pair"``): ``clones`` and ``stronger-clones`` (their clone
-  pairs, upper bounds); ``exact-krr`` beyond its exact search (single-round answer: a
-  certified bracket) and ``thinned-clones``: the stronger-clone pair, which dominates both
-  (the thinned pair is a post-processing of it; composing the thinned pair itself, a mixture
-  of tens of thousands of clone pairs, is not implemented), with the stronger-clone
-  single-round ε in the baselines; any bound object with a
-  ``dominating_pair(n, eps0)`` method returning a :class:`~shufflelib.curves.DominatingPair`;
-  ``krr-two-pair-lower`` with ``k = 2`` (``"lower pair"``): the exact pair of its datasets,
-  discretized on the *optimistic* side, a **lower bound** on the composed privacy, like the
-  single-round curve;
-* **the pair built from its privacy profile** (``"profile"``,
-  :mod:`~shufflelib.composition.profile`): every other upper bound (``erlingsson``,
-  ``blanket-*``, ``clones-closed``, ``variation-ratio``, ``exact-krr`` within its search — a
-  maximum over datasets, hence only a profile — and the personalized, population and
-  segmented bounds through :func:`~shufflelib.composition.model.profile_model`).
+* **a pair** (``"pair"``; ``"lower pair"`` for an attained pair, a lower bound): discretized by
+  connecting the dots (an upper bound) or merging (a lower bound), by its description
+  (:class:`~shufflelib.bounds.privacy_loss.ClonePairLoss`: ``clones``, ``stronger-clones``, and
+  the stronger-clone pair that ``thinned-clones`` and ``exact-krr`` beyond its search name as
+  dominating them; :class:`~shufflelib.bounds.privacy_loss.ExplicitPairLoss`:
+  ``krr-two-pair-lower`` with ``k = 2``; :class:`~shufflelib.bounds.privacy_loss.CloneCountLoss`:
+  the population's ``pop-tight``);
+* **a profile** (``"profile"``, :mod:`~shufflelib.composition.profile`): the pair built from it,
+  for an upper bound only (``erlingsson``, ``blanket-*``, ``clones-closed``, ``variation-ratio``,
+  ``exact-krr`` within its search, the other population bounds; the personalized and segmented
+  rounds through :func:`~shufflelib.composition.model.profile_model`).
 
 A bound the library knows may be unsound stays so when composed: the composition is a valid
 bound only if the round's bound is (the calculator keeps the warning).
@@ -42,22 +40,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy.stats import binom
 
 from .._validation import EPS0_LIMIT, check_eps0, check_int, check_n, check_positive, check_probability
 from .._validation import MAX_ROUNDS as _BOX_ROUNDS
-from ..bounds import AmplificationBound, BlanketBennett
-from ..bounds.base import NotApplicableError
-from ..bounds.clones import ClonePairBound, binomial_range
-from ..bounds.exact import ExactKRR, TwoPairKRRLowerBound
-from ..bounds.krr_worst_case import worst_case_delta
-from ..bounds.stronger_clones import StrongerClones
-from ..bounds.thinned_clones import ThinnedClones
-from ..bounds.variation_ratio import VariationRatioBound
+from ..bounds.base import AmplificationBound, NotApplicableError
+from ..bounds.privacy_loss import CloneCountLoss, ClonePairLoss, PrivacyLoss, clone_loss_scale
 from ..curves import invert_profile
-from ..segmented.clone_pairs import RESOLUTION
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import clone_pair_pld
+from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, round_blocks
 from .model import (
     COARSE,
     COMPANION_REFINE,
@@ -92,6 +82,8 @@ __all__ = [
     "composed_record",
     "default_step",
     "largest_composed",
+    "loss_distributions",
+    "loss_model",
     "max_eps0_composed",
     "pair_step",
     "POINTS_PER_SCALE",
@@ -141,20 +133,21 @@ class Round:
     count: int = 1
 
 
-def _exact_krr_pair(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
-    """Log-pmfs of the number of 1-reports: all users hold 0 (``X0``) vs user 1 holds 1 (``X1``), binary RR."""
-    p_lo = 1.0 / (1.0 + math.exp(eps0))
-    p_hi = 1.0 - p_lo
-    lo, hi = binomial_range(n - 1, p_lo, 1e-30)
-    x = np.arange(lo, hi + 2, dtype=float)
-    base, shifted = binom.logpmf(x, n - 1, p_lo), binom.logpmf(x - 1.0, n - 1, p_lo)
-    log_x0 = np.logaddexp(math.log(p_hi) + base, math.log(p_lo) + shifted)
-    log_x1 = np.logaddexp(math.log(p_lo) + base, math.log(p_hi) + shifted)
-    return log_x0, log_x1
+def _route(loss: PrivacyLoss) -> str:
+    """``"pair"``, ``"lower pair"`` or ``"profile"``: the route of a privacy loss."""
+    if loss.form == "pair":
+        return "pair" if loss.upper else "lower pair"
+    return "profile"
 
 
 def route(bound: AmplificationBound, n: int) -> str:
-    """How ``bound`` composes at ``n`` users: ``"pair"``, ``"lower pair"`` or ``"profile"``.
+    """How ``bound`` composes at ``n`` users: ``"pair"``, ``"lower pair"`` or ``"profile"``
+    (the form of its :meth:`~shufflelib.bounds.base.AmplificationBound.privacy_loss`).
+
+    Raises
+    ------
+    ValueError
+        For a lower bound given by a profile: a profile composes only as an upper bound.
 
     Examples
     --------
@@ -165,48 +158,18 @@ def route(bound: AmplificationBound, n: int) -> str:
     >>> route(ExactKRR(mechanism="krr", k=2), 50), route(ExactKRR(mechanism="krr", k=2), 10**6)
     ('profile', 'pair')
     """
-    if isinstance(bound, ClonePairBound) or callable(getattr(bound, "dominating_pair", None)):
-        return "pair"
-    if isinstance(bound, ThinnedClones) or (isinstance(bound, ExactKRR) and not _exact_profile_fits(bound, n)):
-        return "pair"  # the stronger-clone pair, which dominates both
-    if isinstance(bound, TwoPairKRRLowerBound) and bound.k == 2:
-        return "lower pair"
-    if not bound.upper:
+    return _route(_composable(bound, n))
+
+
+def _composable(bound: AmplificationBound, n: int) -> PrivacyLoss:
+    """The bound's privacy loss at ``n`` users, refused if it is a lower bound given by a profile."""
+    loss = bound.privacy_loss(n)
+    if loss.form == "profile" and not loss.upper:
         raise ValueError(
             f"the {bound.name} bound is a lower bound without an explicit pair: it is not composable "
             "(a profile composes only as an upper bound)"
         )
-    return "profile"
-
-
-#: Largest n at which the exact worst case of binary RR is composed through its profile (its
-#: branch and bound at every point of the profile's grid stays within about a second).
-EXACT_PROFILE_MAX_N = 64
-
-
-def _exact_profile_fits(bound: ExactKRR, n: int) -> bool:
-    """Whether the exact k-RR worst case is composed through its own profile at ``n`` (else its bracket's upper end)."""
-    if bound.k == 2:
-        return n <= EXACT_PROFILE_MAX_N
-    return bound.is_exact(n, "delta")
-
-
-def _composed_bound(bound: AmplificationBound, how: str) -> AmplificationBound:
-    """The bound whose pair a ``"pair"`` route composes: stronger clones for exact-krr beyond its
-    search and for thinned clones (its pair dominates both), else the bound itself."""
-    if how == "pair" and isinstance(bound, (ExactKRR, ThinnedClones)):
-        return StrongerClones(mechanism="krr", k=bound.k)
-    return bound
-
-
-def _bound_profile(bound: AmplificationBound, n: int, eps0: float):
-    """The bound's δ(ε) at ``(n, eps0)``, vectorized (the exact k-RR search runs once for all ε)."""
-    if isinstance(bound, ExactKRR):
-        return lambda e: worst_case_delta(n, bound.k, eps0, np.minimum(e, eps0), bound.work_limit).delta
-    if isinstance(bound, VariationRatioBound):  # its clone pair's profile is vectorized
-        pair = bound.pair(n, eps0)
-        return lambda e: np.where(e < eps0, np.minimum(pair.delta(np.minimum(e, eps0), RESOLUTION), 1.0), 0.0)
-    return lambda e: np.array([bound.delta(n, eps0, float(x)) for x in e])
+    return loss
 
 
 def _applicable(bound: AmplificationBound, n: int, eps0: float) -> tuple[int, float]:
@@ -257,33 +220,61 @@ def round_distributions(
     False
     """
     n, eps0 = _applicable(bound, n, eps0)
-    how = route(bound, n)
-    bound = _composed_bound(bound, how)
-    upper = (how != "lower pair") != companion  # which side these distributions bound
+    loss = _composable(bound, n)
+    if loss.form == "profile" and companion:
+        raise ValueError(f"the {bound.name} bound composes through its profile: it has no pair to bracket")
+    lds = loss_distributions(loss, eps0, step, companion=companion, reach=reach, coarse=coarse)
+    return lds, loss.upper == companion
+
+
+def loss_distributions(
+    loss: PrivacyLoss,
+    eps0: float,
+    step: float,
+    *,
+    companion: bool = False,
+    reach: int | None = None,
+    coarse: bool = False,
+) -> tuple[LossDistribution, ...]:
+    """The discretized loss distributions of one round of privacy loss ``loss`` at ``eps0``.
+
+    See :func:`round_distributions` (which validates a bound's inputs and calls this); a
+    profile is sampled and has no companion.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import ClonesNumerical
+    >>> from shufflelib.composition import loss_distributions
+    >>> ld, = loss_distributions(ClonesNumerical().privacy_loss(1_000), 1.0, 1e-4)
+    >>> ld.pessimistic
+    True
+    """
+    upper = loss.upper != companion  # which side these distributions bound
     if reach is None:
-        reach = MERGE_REACH * (LOWER_PAIR_REFINE if how == "lower pair" and not companion else 1)
-    if how == "profile":
-        if companion:
-            raise ValueError(f"the {bound.name} bound composes through its profile: it has no pair to bracket")
-        return (sampled_profile_pld(_bound_profile(bound, n, eps0), step, eps_max=eps0),), False
-    if isinstance(bound, ClonePairBound):
-        ld = clone_pair_pld(n, eps0, bound.clone_probability(eps0), step, pessimistic=upper, reach=reach, coarse=coarse)
-        return (ld,), not upper
-    if how == "lower pair":
-        log_x0, log_x1 = _exact_krr_pair(n, eps0)
-        orders = ((log_x0, log_x1), (log_x1, log_x0))
-        return tuple(
-            from_log_pmfs(a, b, step, pessimistic=upper, max_loss=eps0, reach=reach) for a, b in orders
-        ), not upper
-    pair = bound.dominating_pair(n, eps0)
+        reach = MERGE_REACH * (LOWER_PAIR_REFINE if not loss.upper and not companion else 1)
+    if loss.form == "profile":
+        return (sampled_profile_pld(loss.profile(eps0), step, eps_max=eps0),)
+    pair = loss.pair(eps0)
+    if isinstance(pair, ClonePairLoss):
+        kwargs = {"pessimistic": upper, "reach": reach, "coarse": coarse}
+        return (clone_pair_pld(pair.n, pair.eps0, pair.clone_probability, step, **kwargs),)
+    if isinstance(pair, CloneCountLoss):
+        lo, hi = pair.count.range()
+        # Blocks at most BLOCK_RTOL of their count wide are enough (each atom listed costs):
+        # a population of 10^9 near eps0 = 0 needs one block, not 128.
+        size = int(hi - lo + 1)
+        enough = max(1, math.ceil(size / max(1.0, BLOCK_RTOL * max(lo, 1))))
+        starts, masses, dropped = pair.count.blocks(min(pair.max_blocks, round_blocks(size), enough))
+        counts, weights = np.concatenate([[0.0], starts]), np.concatenate([[dropped], masses])
+        return (clone_blocks_pld(pair.eps0, counts, weights, step),)
     orders = [(pair.log_p, pair.log_q)] + ([] if pair.symmetric else [(pair.log_q, pair.log_p)])
     lds = []
     for lp, lq in orders:
-        ld = from_log_pmfs(lp, lq, step, pessimistic=upper, reach=reach)
-        if upper:  # the pair's own missing mass, at +inf
+        ld = from_log_pmfs(lp, lq, step, pessimistic=upper, max_loss=pair.max_loss, reach=reach)
+        if upper and pair.tail_mass > 0.0:  # the pair's own missing mass, at +inf
             ld = replace(ld, inf_mass=min(1.0, ld.inf_mass + pair.tail_mass), cache={})
         lds.append(ld)
-    return tuple(lds), not upper
+    return tuple(lds)
 
 
 #: The lower pair (``krr-two-pair-lower``, one atom per count of 1-reports: a lattice) is merged on a
@@ -310,8 +301,7 @@ def default_step(n: int, eps0: float, rounds: int) -> float:
     >>> round(default_step(1_000_000, 1.0, 1000), 8)
     2.52e-05
     """
-    scale = 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + (n - 1) * 2.0 / (math.exp(min(eps0, 700.0)) + 1.0))
-    return pair_step(scale, eps0, rounds)
+    return pair_step(clone_loss_scale(n, eps0), eps0, rounds)
 
 
 def pair_step(scale: float, eps0: float, rounds: int) -> float:
@@ -341,11 +331,11 @@ def bound_step(bound: AmplificationBound, n: int, eps0: float, rounds: int) -> f
     >>> 1e-6 < bound_step(BlanketHoeffding(), 10_000, 1.0, 10) <= 1e-3
     True
     """
-    how = route(bound, n)
-    if how != "profile":
-        return default_step(n, eps0, rounds) / (LOWER_PAIR_REFINE if how == "lower pair" else 1)
+    loss = _composable(bound, n)
+    if loss.form == "pair":
+        return default_step(n, eps0, rounds) / (1 if loss.upper else LOWER_PAIR_REFINE)
     n, eps0 = _applicable(bound, n, eps0)
-    return profile_step(profile_end(_bound_profile(bound, n, eps0), eps0), rounds)
+    return profile_step(profile_end(loss.profile(eps0), eps0), rounds)
 
 
 def bound_model(bound: AmplificationBound, n: int, sample_rate: float | None = None) -> RoundModel:
@@ -364,49 +354,49 @@ def bound_model(bound: AmplificationBound, n: int, sample_rate: float | None = N
     n = check_n(n)
     if sample_rate is not None:
         return subsampled_model(bound, n, sample_rate)
-    how = route(bound, n)
-    note = None
-    if isinstance(bound, ExactKRR) and how == "pair":
-        note = (
-            "composed: the stronger-clone pair, which dominates the certified bracket's upper end; "
-            f"n = {n} is beyond the exact search"
-        )
-    if isinstance(bound, ThinnedClones):
-        note = "composed: the stronger-clone pair, which dominates the thinned-clone pair"
-    composes_stronger_pair = how == "pair" and isinstance(bound, (ExactKRR, ThinnedClones))
-    bound = _composed_bound(bound, how)  # its pair is composed, and its ε in the baselines
-    if how == "profile":
-        # The exact k-RR worst case is at least its two explicit pairs: their (fast) single-round
-        # answer brackets the composed search from above.
-        top = TwoPairKRRLowerBound(mechanism="krr", k=bound.k) if isinstance(bound, ExactKRR) else bound
-        return profile_model(
-            lambda e0: _bound_profile(bound, n, e0),
-            lambda e0, d: bound.epsilon(n, e0, d),
-            lambda e, d: top.max_eps0(n, e, d),
-            cap=lambda e0: e0,
-            note=note,
-        )
-    alternative = None
-    if composes_stronger_pair and bound.k >= 3:
-        # For k >= 3 the stronger-clone pair is looser than the bound it stands for (thinned
-        # clones), and than blanket Bennett's profile near small δ: that profile, valid for k-RR,
-        # composes too, and the tighter answers (benchmarks/ordering_check.py).
-        alternative = replace(
-            bound_model(BlanketBennett(mechanism="krr", k=bound.k), n),
-            note="composed: blanket Bennett's profile (valid for k-RR), tighter here than the stronger-clone pair",
-        )
+    return loss_model(_composable(bound, n))
+
+
+def loss_model(loss: PrivacyLoss) -> RoundModel:
+    """The :class:`~shufflelib.composition.model.RoundModel` of one round of privacy loss ``loss``, in ``eps0``.
+
+    A pair composes with its companion (the bracket) unless ``loss.bracket`` is false; a profile
+    through :func:`~shufflelib.composition.model.profile_model`; ``loss.alternative``, if any, is the
+    model's alternative. Every round is ``eps0``-DP (the cap). A lower bound given by a profile is
+    refused (:func:`route`).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import ThinnedClones
+    >>> from shufflelib.composition import loss_model
+    >>> model = loss_model(ThinnedClones(mechanism="krr", k=3).privacy_loss(10_000))
+    >>> model.route, model.alternative.route
+    ('pair', 'profile')
+    """
+    if loss.form == "profile":
+        if not loss.upper:
+            raise ValueError(
+                "a lower bound given by a profile is not composable (a profile composes only as an upper bound)"
+            )
+        return profile_model(loss.profile, loss.epsilon, loss.largest, cap=lambda e0: e0, note=loss.note)
+    how = _route(loss)
+    refine = 1 if loss.upper else LOWER_PAIR_REFINE
+
+    def companion(e0: float, step: float, reach: int) -> tuple[LossDistribution, ...]:
+        return loss_distributions(loss, e0, step, companion=True, reach=reach)
+
     return RoundModel(
-        alternative=alternative,
+        alternative=None if loss.alternative is None else loss_model(loss.alternative),
         route=how,
-        build=lambda e0, step, coarse=False: round_distributions(bound, n, e0, step, coarse=coarse)[0],
-        step=lambda e0, rounds: bound_step(bound, n, e0, rounds),
-        epsilon=lambda e0, d: bound.epsilon(n, e0, d),
-        largest=lambda e, d: bound.max_eps0(n, e, d),
-        note=note,
-        lower_bound=how == "lower pair",
-        coarse=COARSE,
+        build=lambda e0, step, coarse=False: loss_distributions(loss, e0, step, coarse=coarse),
+        step=lambda e0, rounds: pair_step(loss.scale(e0), e0, rounds) / refine,
+        epsilon=loss.epsilon,
+        largest=loss.largest,
+        note=loss.note,
+        lower_bound=not loss.upper,
+        coarse=COARSE if loss.coarse else 1.0,
         cap=lambda e0: e0,  # every shuffled eps0-LDP protocol is eps0-DP
-        companion=lambda e0, step, reach: round_distributions(bound, n, e0, step, companion=True, reach=reach)[0],
+        companion=companion if loss.bracket else None,
     )
 
 
@@ -415,11 +405,10 @@ def _profile_at_users(bound: AmplificationBound, users: int, eps0: float) -> Cal
     on its default grid) or profile; randomized response where the bound does not apply there."""
     if bound.validity(users, eps0) is not None:
         return randomized_response_profile(eps0)
-    how = route(bound, users)
-    composed = _composed_bound(bound, how)
-    if how == "profile":
-        return _bound_profile(composed, users, eps0)
-    lds, _ = round_distributions(composed, users, eps0, default_step(users, eps0, 1))
+    loss = _composable(bound, users)
+    if loss.form == "profile":
+        return loss.profile(eps0)
+    lds = loss_distributions(loss, eps0, pair_step(loss.scale(eps0), eps0, 1))
     return lambda e: np.max([ld.profile(e) for ld in lds], axis=0)
 
 

@@ -40,8 +40,7 @@ from functools import lru_cache
 import numpy as np
 from scipy.stats import binom
 
-from ..bounds.clone_pair import binomial_interval_mass, binomial_pmf_rows
-from ..bounds.clones import BINOM_RTOL, binomial_range
+from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range
 from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 
 __all__ = [

@@ -88,10 +88,10 @@ COMPANION_REFINE = (1, 4)
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
 #: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
-#: window is rebuilt on a coarser grid, whose error ``rounds · step`` the curve reports. About
-#: 0.3 s of CPU per composition (2^23 points took 0.6 s, 2^25 points 4-6 s); the FFT's
-#: rounding allowance, which grows with the length, partly offsets the coarser grid (stronger
-#: clones, n = 2, 10^4 rounds, ε0 = 1: ε 3751.61 at 2^23 points, 3752.22 at 2^22; blanket,
+#: window is rebuilt on a coarser grid, whose error ``rounds · step`` the curve reports (the
+#: cost of longer FFTs: ``benchmarks/bench_composition.py``); the FFT's rounding allowance,
+#: which grows with the length, partly offsets the coarser grid (stronger clones, n = 2,
+#: 10^4 rounds, ε0 = 1: ε 3751.61 at 2^23 points, 3752.22 at 2^22; blanket,
 #: n = 2, 10^4 rounds, (1, 1e-6): ε0 0.0023626 at 2^23, 0.0023627 at 2^22).
 FITTED_FFT_LENGTH = 2**22
 

@@ -63,8 +63,7 @@ import numpy as np
 from scipy.stats import binom
 
 from .._validation import check_in_range, check_int, check_n
-from ..bounds.clone_pair import binomial_interval_mass
-from ..bounds.clones import BINOM_RTOL, binomial_range
+from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_range
 from .pld import LossDistribution, discretize
 
 __all__ = ["BLOCK_RTOL", "GROUPS", "randomized_response_profile", "subsample_pld", "subsampled_profile"]

@@ -49,6 +49,7 @@ from .._validation import (
     check_probability,
 )
 from ..bounds.base import NotApplicableError, delta_from_epsilon, largest_eps0
+from ..bounds.privacy_loss import PrivacyLoss
 from ..curves import invert_profile
 from .laws import (
     BinomialPopulation,
@@ -164,6 +165,27 @@ class PopulationBound(ABC):
     def sound(self) -> bool:
         """Whether the library holds this bound valid (``soundness()`` is ``None``)."""
         return self.soundness() is None
+
+    def privacy_loss(self) -> PrivacyLoss:
+        """One round's privacy loss, as composition reads it (:mod:`~shufflelib.bounds.privacy_loss`):
+        the bound's profile in ``eps0``, point by point, or (a closed form ε(δ)) no profile, its ε
+        sampled in δ instead; an upper or a lower bound as :attr:`upper` says.
+
+        Examples
+        --------
+        >>> from shufflelib.population.laws import PoissonPopulation
+        >>> loss = PoissonTheorem(PoissonPopulation(5000)).privacy_loss()
+        >>> loss.form, loss.upper, loss.profile is None
+        ('profile', True, True)
+        """
+        closed = type(self)._delta is PopulationBound._delta  # a closed form ε(δ): sampled in δ
+        return PrivacyLoss(
+            "profile",
+            self.upper,
+            epsilon=self.epsilon,
+            largest=self.max_eps0,
+            profile=None if closed else (lambda eps0: lambda e: np.array([self.delta(eps0, float(x)) for x in e])),
+        )
 
     def _require(self, eps0: float, delta: float | None = None) -> None:
         reason = self.validity(eps0, delta)

@@ -35,8 +35,9 @@ from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_prob
 from ..audit import SampleFn
 from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
-from ..bounds.clone_pair import BINOM_RTOL, _log_sinh, _scaled_sum, binomial_shortfall
-from ..bounds.clones import ClonesNumerical, _gaussian_dp_epsilon
+from ..bounds.clone_pair import BINOM_RTOL, binomial_shortfall, log_sinh, scaled_sum
+from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon
+from ..bounds.privacy_loss import CloneCountLoss, PrivacyLoss
 from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
 from .clone_count import MAX_BLOCKS, CloneCount, clone_count, others_after_dummies
@@ -107,7 +108,7 @@ class _PopulationCurve(PopulationBound):
         """
 
         def gap(e0: float) -> float:
-            return _gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
+            return gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
 
         try:
             return brentq(gap, eps, EPS0_MAX, xtol=1e-6) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
@@ -147,7 +148,7 @@ class _PopulationCurve(PopulationBound):
     def _epsilon(self, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding in the direction of :attr:`upper`, on a bracket narrowed
         around the Gaussian-DP estimate (``mu = 2 tanh(eps0/2)/sqrt(E[C] + 1)``): ~10 evaluations."""
-        guess = _gaussian_dp_epsilon(self._gaussian_mu(eps0), delta)
+        guess = gaussian_dp_epsilon(self._gaussian_mu(eps0), delta)
         return invert_profile(lambda e: self._delta(eps0, e), delta, hi=eps0, upper=self.upper, guess=guess)
 
     def curve(self, eps0: float) -> ProfileCurve:
@@ -209,6 +210,34 @@ class TightClones(_PopulationCurve):
 
     def _clone_probability(self, eps0: float) -> float:
         return math.exp(-eps0)
+
+    def privacy_loss(self) -> PrivacyLoss:
+        """The mixed clone pair (an upper bound): one clone pair per block of the clone count's law
+        (:class:`~shufflelib.bounds.privacy_loss.CloneCountLoss`). Its atoms are listed one by one,
+        whose cost does not shrink with the grid (and the windows are short): no coarse stage, and
+        no companion.
+
+        Examples
+        --------
+        >>> from shufflelib.population.laws import PoissonPopulation
+        >>> loss = TightClones(PoissonPopulation(5000)).privacy_loss()
+        >>> loss.form, loss.upper, loss.coarse, loss.bracket
+        ('pair', True, False, False)
+        """
+
+        def scale(eps0: float) -> float:
+            return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(1.0 + self.clone_count(eps0).mean())
+
+        return PrivacyLoss(
+            "pair",
+            True,
+            epsilon=self.epsilon,
+            largest=self.max_eps0,
+            pair=lambda eps0: CloneCountLoss(eps0, self.clone_count(eps0), self.max_blocks),
+            scale=scale,
+            coarse=False,
+            bracket=False,
+        )
 
     def clone_count(self, eps0: float) -> CloneCount:
         """The law of the number of clones at local parameter ``eps0``.
@@ -323,7 +352,7 @@ class ExactShuffledRR(_PopulationCurve):
         n = self._users[None, :]
         p_hi = 1.0 / (1.0 + math.exp(-eps0))
         p_lo = math.exp(-eps0) * p_hi
-        two_sinh = 2.0 * math.exp(float(_log_sinh(eps0)))  # e^eps0 - e^-eps0
+        two_sinh = 2.0 * math.exp(float(log_sinh(eps0)))  # e^eps0 - e^-eps0
         down = np.exp(-e) * -np.expm1(e - eps0)  # e^-eps - e^-eps0 >= 0
         up = np.exp(e) * np.expm1(eps0 - e)  # e^eps0 - e^eps >= 0
         # User 1 holds 0 (X0) or 1 (X1); given n messages with S ones, Pr[S | X1]/Pr[S | X0]
@@ -331,8 +360,8 @@ class ExactShuffledRR(_PopulationCurve):
         va, ea = binomial_shortfall(n, p_lo, n * down / two_sinh)  # X0 || X1, X = S
         vb, eb = binomial_shortfall(n, p_hi, n * up / two_sinh)  # X1 || X0, X = n - S
         log_kappa = math.log(two_sinh) - np.log(n)
-        da = _scaled_sum(np.maximum(va - ea, 0.0), e + log_kappa, self._weights)
-        db = _scaled_sum(np.maximum(vb - eb, 0.0), log_kappa, self._weights)
+        da = scaled_sum(np.maximum(va - ea, 0.0), e + log_kappa, self._weights)
+        db = scaled_sum(np.maximum(vb - eb, 0.0), log_kappa, self._weights)
         out[live] = np.maximum(da, db) * (1.0 - BINOM_RTOL)
         return out
 

@@ -90,9 +90,10 @@ _MAX_STEPS, _MAX_ATTEMPTS = 8, 24
 COMPOSED_ENVELOPE_POINTS = 16
 #: Block widths ``(t_resolution, resolution)`` of the exact item curve in a composed round
 #: (:class:`~shufflelib.segmented.exact_item.ExactItemCurve`; coarser than its defaults, still
-#: valid): the clone-pair evaluations at 10^9 users cost about 12 µs each, and a round's
-#: profile is sampled at about 200 ε. eps0 at 1,000 rounds, ε = 0.05, n = 10^9: 6.0 -> 1.7
-#: CPU s, the answer 6e-6 lower; ε = 1, n = 5000: 0.7 % lower ((0.5, 0.2): 2.1 s and 0.55 %).
+#: valid): a round's profile is sampled at about 200 ε, each a clone-pair evaluation whose
+#: cost grows with the block count (times in ``benchmarks/bench_segmented.py``). eps0 at 1,000
+#: rounds, ε = 0.05, n = 10^9: the answer 6e-6 lower than at the defaults; ε = 1, n = 5000:
+#: 0.7 % lower ((0.5, 0.2): 0.55 % lower, and slower).
 COMPOSED_RESOLUTIONS = (0.5, 0.25)
 
 
