@@ -19,7 +19,7 @@ The search is then a maximum over every histogram of the others. For ``k = 2`` i
 branch and bound over intervals of ``h_a`` (Lemma 6 bounds an interval ``[c1, c2]`` by the
 split ``(c1, n − 1 − c2)`` of ``n − (c2 − c1)`` users): intervals are split until every bound
 left is within :data:`EXACT_RTOL` of the best split found (at ``n = 10^6``, ``ε₀ = 1``: about
-5,000 evaluations, 0.5 s; see ``benchmarks/bench_bounds.py``); it is complete (an interval is
+5,000 evaluations; its time: ``benchmarks/bench_bounds.py``); it is complete (an interval is
 dropped only when its bound is below a split's value), and at a work budget it stops with a
 certified bracket ``[best split, largest bound left]`` instead. For ``k = 3`` the search
 visits all ``O(n²)`` histograms; for ``k >= 4`` every ``(h_a, h_b)`` and partition of the rest

@@ -285,7 +285,14 @@ class ComposedCurve(PrivacyCurve):
         mine = self.epsilon(delta)
         if not self.companions:
             return (math.nan, mine) if self.upper else (mine, math.nan)
-        others = [self._epsilon_of(k, delta) for k in range(len(self.companions))]
+        others = []
+        for k in range(len(self.companions)):
+            try:
+                others.append(self._epsilon_of(k, delta))
+            except WindowTooWide:  # a companion's finer grid does not fit: it brackets nothing
+                continue
+        if not others:
+            return (math.nan, mine) if self.upper else (mine, math.nan)
         if self.upper:
             other = max(others)
             return (other if self.pure is None else min(other, self.pure)), mine
