@@ -7,8 +7,8 @@ bounds :meth:`~shufflelib.population.bounds.PopulationBound.privacy_loss`) with 
 two forms, and whether it is an upper or a lower bound:
 
 * ``"pair"`` — a dominating pair (for a lower bound: an attained pair), ready to become a privacy
-  loss distribution: :attr:`PrivacyLoss.pair` ``(eps0)`` is one of the three descriptions below;
-* ``"profile"`` — a privacy profile δ(ε): :attr:`PrivacyLoss.profile` ``(eps0)`` is a vectorized
+  loss distribution: ``PrivacyLoss.pair(eps0)`` is one of the three descriptions below;
+* ``"profile"`` — a privacy profile δ(ε): ``PrivacyLoss.profile(eps0)`` is a vectorized
   function of an array of ε (``profile`` itself ``None``: a closed form ε(δ), sampled in δ).
 
 The descriptions of a pair (data, no code: :mod:`~shufflelib.composition` turns each into its loss
