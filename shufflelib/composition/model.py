@@ -283,15 +283,13 @@ class ComposedCurve(PrivacyCurve):
         """
         delta = check_probability("delta", delta)
         mine = self.epsilon(delta)
-        if not self.companions:
-            return (math.nan, mine) if self.upper else (mine, math.nan)
         others = []
         for k in range(len(self.companions)):
             try:
                 others.append(self._epsilon_of(k, delta))
             except WindowTooWide:  # a companion's finer grid does not fit: it brackets nothing
                 continue
-        if not others:
+        if not others:  # no companion, or none that fits
             return (math.nan, mine) if self.upper else (mine, math.nan)
         if self.upper:
             other = max(others)
