@@ -191,11 +191,18 @@ def largest_reaching(
     True
     """
 
+    seen: dict[float, float] = {}  # ok, score and the certification ask for the same points
+
+    def known(x: float) -> float:
+        if x not in seen:
+            seen[x] = value(x)
+        return seen[x]
+
     def ok(x: float) -> bool:
-        return value(x) <= target
+        return known(x) <= target
 
     def score(x: float) -> float:
-        v = value(x)
+        v = known(x)
         if log_scale and target < 1.0:
             if not math.isfinite(v):
                 return 1e300

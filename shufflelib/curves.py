@@ -546,7 +546,9 @@ class MonotoneEnvelope(PrivacyCurve):
         self.curve = curve
         self.eps_max = check_in_range("eps_max", eps_max, 0.0, 700.0, closed_low=False)
         self._grid = envelope_grid(self.eps_max, points)
-        self._running = np.minimum.accumulate(self._raw(self._grid))
+        # The running minimum over the grid's first points, extended as questions reach further:
+        # δ at ε reads the grid up to ε only (a small ε: a few dozen of its points).
+        self._running = np.empty(0)
 
     def _raw(self, eps: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -554,5 +556,13 @@ class MonotoneEnvelope(PrivacyCurve):
         return np.clip(np.where(np.isnan(d), 1.0, d), 0.0, 1.0)
 
     def _delta_array(self, eps: np.ndarray) -> np.ndarray:
+        if eps.size == 0:
+            return np.empty(0)
         below = np.searchsorted(self._grid, eps, side="right") - 1
-        return np.minimum(self._raw(eps), self._running[below])
+        done = self._running.size
+        new = self._grid[done : int(below.max()) + 1]
+        raw = self._raw(np.concatenate([new, eps]))  # the grid's new points and ε, in one evaluation
+        if new.size:
+            running = np.minimum.accumulate(np.concatenate([self._running[-1:], raw[: new.size]]))
+            self._running = np.concatenate([self._running, running[min(done, 1) :]])
+        return np.minimum(raw[new.size :], self._running[below])

@@ -171,12 +171,28 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
             terms = (uu[by_terms][row] - x) * binom.pmf(x, mm[by_terms][row], pp[by_terms][row])
             found[by_terms] = np.bincount(row, weights=terms, minlength=size.size)
         order = np.flatnonzero(~by_terms)[np.argsort(rr[~by_terms], kind="stable")]
+        # A row of the table depends on (m, p) alone (one anchor, then ratios: the same numbers
+        # whatever rows it is computed with), so each distinct pair is computed once when they fit
+        # in one table: many ε against the same blocks repeat every pair once per ε.
         chunk = max(1, _SHORTFALL_CELLS // _DIRECT_TERMS)
+        if np.all(pp == pp[0]):  # one p (the clone pair's 1/2): the distinct m alone
+            trials, which = np.unique(mm[order], return_inverse=True)
+            probs = np.full(trials.size, pp[0])
+        else:
+            (trials, probs), which = np.unique(np.stack([mm[order], pp[order]]), axis=1, return_inverse=True)
+        table = None
+        if trials.size <= chunk:
+            table = binomial_pmf_rows(trials, probs, np.zeros(trials.size), _DIRECT_TERMS, min_ratio_width=1)
+            table_of = np.zeros(rr.size, dtype=np.int64)
+            table_of[order] = which.ravel()
         for start in range(0, order.size, chunk):
             rows = order[start : start + chunk]
             width = int(rr[rows].max()) + 1
             x = np.arange(width, dtype=float)
-            pmf = binomial_pmf_rows(mm[rows], pp[rows], np.zeros(rows.size), width, min_ratio_width=1)
+            if table is None:
+                pmf = binomial_pmf_rows(mm[rows], pp[rows], np.zeros(rows.size), width, min_ratio_width=1)
+            else:
+                pmf = table[table_of[rows], :width]
             terms = np.where(x[None, :] <= rr[rows, None], (uu[rows, None] - x[None, :]) * pmf, 0.0)
             found[rows] = terms.sum(axis=1)
         value[direct] = found
