@@ -118,3 +118,23 @@ def test_module_entry_point():
     )
     assert done.returncode == 0, done.stderr
     assert float(done.stdout.strip().splitlines()[-1]) == pytest.approx(0.12555, abs=5e-6)
+
+
+@pytest.mark.parametrize(
+    ("head", "eps0", "reason"),
+    [
+        (["--bound", "pop-poisson", "--population", "poisson:2"], "1", "requires Omega > 2 log(4/delta) = 4.159"),
+        (["--bound", "pop-binomial", "--population", "binomial:3,0.5"], "1", "requires Omega >"),
+        (["--bound", "pop-subexp", "--population", "subexp:2,2,0.1"], "1", "no participant left"),
+        (["--bound", "pop-poisson", "--population", "poisson:30"], "0.2", "gives no eps below eps0 = 0.2"),
+    ],
+)
+@pytest.mark.parametrize("question", [["epsilon", "--delta", "1e-6"], ["delta", "--eps", "0.5"]])
+def test_composed_round_too_small_says_why(capsys, head, eps0, reason, question):
+    """A population too small for any round of the composition is refused in the theorem's words
+    (composition reads a round's eps at every delta up to 1/2: the reason at delta = 1/2), not
+    with composition's internal 'infinite on the whole delta grid'."""
+    status, out, err = run(capsys, question[0], *head, "--eps0", eps0, *question[1:], "--compose", "10")
+    assert status == 1 and out == ""
+    assert f"{head[1]} bound not applicable: the population {head[3]} is too small for eps0" in err
+    assert reason in err and "delta grid" not in err

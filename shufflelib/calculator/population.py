@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._validation import N_MAX
-from ..bounds.base import soundness_record
+from ..bounds.base import NotApplicableError, soundness_record
 from .base import (
     COMPOSE,
     Argument,
@@ -207,11 +207,37 @@ class PopulationFamily(Family):
             second: values[second],
         }
         if values.get("compose") is not None:
-            composed = composed_answer(question, round_model(model), values[first], values[second], values["compose"])
+            try:
+                composed = composed_answer(question, round_model(model), values[first], values[second], values["compose"])
+            except NotApplicableError:
+                reason = None if question.command == "eps0" else _composed_reason(model, values[first])
+                if reason is None:
+                    raise
+                raise NotApplicableError(
+                    f"{bound} bound not applicable: the population {values['population']} is too small for "
+                    f"eps0 = {values[first]!r} at every delta up to 1/2 (composition reads each round's eps "
+                    f"at delta from 1e-30 to 1/2; a larger population helps): at delta = 1/2 the theorem {reason}"
+                ) from None
             return {**record, **composed, **soundness_record(model.soundness())}
         ask = {"epsilon": model.epsilon, "delta": model.delta, "eps0": model.max_eps0}[question.command]
         result = float(ask(values[first], values[second]))
         return {**record, question.answer: result, **soundness_record(model.soundness())}
+
+
+def _composed_reason(model: PopulationBound, eps0: float) -> str | None:
+    """Why no round of ``model`` composes at ``eps0`` (``None``: not for these reasons).
+
+    Composition reads a round's ε at every δ from 1e-30 to 1/2 and keeps those below ``eps0``;
+    ε only grows as δ falls, so the reason is the one at the easiest of them, δ = 1/2.
+    """
+    reason = model.validity(eps0, 0.5)
+    if reason is not None:
+        return reason
+    try:
+        eps = model.epsilon(eps0, 0.5)
+    except NotApplicableError:
+        return None
+    return f"gives no eps below eps0 = {eps0!r}, the local guarantee" if eps >= eps0 else None
 
 
 def round_model(bound: PopulationBound) -> RoundModel:
