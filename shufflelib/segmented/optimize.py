@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -74,14 +75,10 @@ _RTOL = 1e-6
 #: one, valid since a smaller ε is a stronger guarantee).
 _LEVEL_CAP = 700.0
 #: Levels below the target tried by :func:`max_reporting_probability`: every eighth point of the
-#: envelope's grid (ratio about 1.66, from 1e-4) ...
+#: envelope's grid (ratio about 1.66, from 1e-4; the same levels for every target, so that a
+#: larger target tries every level a smaller one does).
 _LEVELS = envelope_grid(_LEVEL_CAP)[1:]
 _SPLIT_GRID = _LEVELS[::8]
-#: ... down to this fraction of the target (three decades).
-_SPLIT_DEPTH = 1e-3
-#: Most steps up (and attempts, a level that gives nothing counting too) of
-#: :func:`max_reporting_probability`'s walk over the levels.
-_MAX_STEPS, _MAX_ATTEMPTS = 8, 24
 #: Grid points of the running minimum of :func:`user_curve` in a composed round (each point
 #: costs an evaluation of the item curve at every block; a single round uses
 #: :class:`~shufflelib.curves.MonotoneEnvelope`'s default, 256). The composition samples the
@@ -250,13 +247,13 @@ def max_reporting_probability(
     paper writes; it answers ``λ = 0`` once ``δ' = δ/(s e^{cE/s})`` falls below what the item
     curve resolves (``E`` of a few dozen), although a larger target never needs a smaller
     ``λ``. The levels tried below ``E`` are every eighth point of
-    :func:`~shufflelib.curves.envelope_grid` over three decades (a walk: the largest level where
-    the current ``λ`` has room left, its own largest ``λ``, and again until no level has room, so
-    that ``λ`` is the largest over them, or for at most eight steps up), then the envelope
-    grid's points around the best one. Where the split at ``E`` is the best nothing changes.
-    ``λ`` does not fall as ``E`` grows except where the walk stops at its step budget or the
-    best level lies between the grid's points: over 1,265 random pairs ``(E, 3E)`` it fell by
-    more than a relative 1e-3 in 5 (4 % at ``λ = 0.09``, up to 43 % where ``λ < 1e-4``).
+    :func:`~shufflelib.curves.envelope_grid` (from 1e-4): if one has room left at the split at
+    ``E``'s ``λ``, one certified search over all of them at once (the score: the best level's
+    room, non-decreasing in ``λ``) gives the largest ``λ`` over them, then the envelope grid's
+    points around the best one. Where the split at ``E`` is the best nothing changes. A larger
+    ``E`` tries every grid level a smaller one does, so ``λ`` does not fall as ``E`` grows
+    except within the searches' tolerances or where the best level lies between the grid's
+    points (measured in the commit that made it so; see benchmarks/fuzz_cli.py's monotone class).
     A level above 700 is evaluated at 700 (valid, a smaller ``E'``), as
     :func:`user_curve` does; since every level is a point of its grid, :func:`user_curve`'s ε
     at δ for the ``λ`` answered is at most ``E`` up to rounding (the ε question round-trips).
@@ -293,6 +290,7 @@ def max_reporting_probability(
     top = min(level_eps, _LEVEL_CAP)
     eps1, delta1 = _target(top, s, delta, group)
 
+    @lru_cache(maxsize=64)  # one curve per λ: the searches and the levels' room read the same ones
     def curve(lam: float) -> PrivacyCurve:
         return item_curve(n, m, d, lam, accounting=accounting, gamma_max=gamma_max)
 
@@ -301,15 +299,16 @@ def max_reporting_probability(
 
     found = largest_reaching(item_delta, delta1, 0.0, 1.0, log_scale=True, rtol=_RTOL, atol=1e-9)
     lam = 0.0 if found is None else found
-    grid = _SPLIT_GRID[(_SPLIT_GRID < top) & (_SPLIT_GRID >= top * _SPLIT_DEPTH)]
+    grid = _SPLIT_GRID[_SPLIT_GRID < top]
     if lam >= 1.0 or grid.size == 0:
         return lam
 
     def room(lam: float, levels: np.ndarray) -> np.ndarray:
-        """``log δ_item(E'/s) − log δ'(E')`` at each level ``E'`` (``-inf`` where ``δ_item = 0``)."""
+        """``log δ_item(E'/s) − log δ'(E')`` at each level ``E'`` (``-1e300`` where ``δ_item = 0``)."""
         item = np.asarray(curve(lam).delta(levels / s), dtype=float)
         with np.errstate(divide="ignore"):
-            return np.log(item) - np.array([log_item_budget(e, s, delta, group)[1] for e in levels])
+            gap = np.log(item) - np.array([log_item_budget(e, s, delta, group)[1] for e in levels])
+        return np.maximum(gap, -1e300)
 
     def at_level(level: float) -> float | None:
         """The largest λ (from the current one) meeting the constraint at ``level``."""
@@ -324,31 +323,29 @@ def max_reporting_probability(
         )
         return None if found is None or found <= lam else found
 
-    # A walk over the levels: the largest level where the current λ has room left (a larger level
-    # splits δ with more room, up to where the item curve's rounding allowance takes over), that
-    # level's largest λ, and again. It stops when no level has room left (room grows with λ: λ is
-    # then the largest over the grid's levels), usually after one or two steps; where two levels
-    # take turns with ever smaller gains, after _MAX_STEPS steps up (the cost of a question).
-    previous, attempts, steps = top, 0, 0
-    while attempts < _MAX_ATTEMPTS and steps < _MAX_STEPS:
-        open_levels = [float(x) for x in grid[room(lam, grid) < 0.0][::-1] if x != previous]
-        for level in open_levels:  # the largest first; one that reaches past λ (almost always the first)
-            attempts += 1
-            found = at_level(level)
-            if found is not None:
-                lam, previous, steps = found, level, steps + 1
-                break
-            if attempts >= _MAX_ATTEMPTS:
-                break
-        else:
-            break
-        if lam >= 1.0:
-            return lam
-    if previous == top:  # the split at E is the best of the grid
+    if not np.any(room(lam, grid) < 0.0):  # no level has room at the split at E's λ: it is the best
+        return lam
+    # The largest λ meeting the constraint at some level of the grid: one certified search over all
+    # of them at once. Its score is the best level's room (non-decreasing in λ); its verdict
+    # compares δ_item with δ' itself at each level, as at_level does.
+    levels = np.append(grid, top)
+    budgets = np.array([_target(e, s, delta, group)[1] for e in levels])
+    log_budgets = np.array([log_item_budget(e, s, delta, group)[1] for e in levels])
+
+    def best_room(x: float) -> float:
+        item = np.asarray(curve(x).delta(levels / s), dtype=float)
+        with np.errstate(divide="ignore"):
+            gap = max(float(np.min(np.log(item) - log_budgets)), -1e300)
+        return min(gap, 0.0) if np.any(item <= budgets) else max(gap, 1e-300)
+
+    found = largest_reaching(best_room, 0.0, lam, 1.0, rtol=_RTOL, atol=1e-9)
+    lam = lam if found is None else found
+    best = float(levels[np.argmin(room(lam, levels))])
+    if lam >= 1.0 or best == top:
         return lam
     # Between the grid's points: the envelope grid's level with the most room at this λ, near the
     # best grid level (a peak of the split's λ between two grid points).
-    i = int(np.searchsorted(grid, previous))
+    i = int(np.searchsorted(grid, best))
     near = _LEVELS[(_LEVELS > grid[max(i - 1, 0)]) & (_LEVELS < (grid[i + 1] if i + 1 < grid.size else top))]
     if near.size:
         found = at_level(float(near[np.argmin(room(lam, near))]))
