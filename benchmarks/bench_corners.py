@@ -255,6 +255,16 @@ def reliability() -> list[list[str]]:
     out += [["delta", *krr, "--n", n, "--eps0", "0.6", "--eps", "0.15"] for n in ("18000", "50000", "311000")]
     out.append(["eps0", *krr, "--n", "100000000", "--eps", "0.01", "--delta", "1e-150"])
     out.append(["epsilon", *krr, "--n", "1164791", "--eps0", "0.163", "--delta", "1.4e-14"])
+    # the slowest segmented-exact questions of the campaigns (165 item-curve evaluations once; a
+    # 257-point running minimum), the round trip at n = 35,482,063, a population too small to compose
+    out.append(["eps0", "--bound", "segmented-exact", "--n", "360", "--m", "1.5", "--d", "40", "--s", "28",
+                "--eps", "0.5387", "--delta", "0.9"])  # fmt: skip
+    out.append(["delta", "--bound", "segmented-exact", "--n", "513", "--m", "132.5", "--d", "25544", "--s", "836",
+                "--group", "standard", "--lam", "0.5", "--eps", "3.114786410295989"])  # fmt: skip
+    out.append(["epsilon", "--bound", "exact-krr", "--n", "35482063", "--mechanism", "krr", "--eps0",
+                "2.3835214077739666", "--delta", "5.379477570610142e-18"])  # fmt: skip
+    out.append(["epsilon", "--bound", "pop-poisson", "--population", "poisson:2", "--eps0", "1", "--delta", "1e-6",
+                "--compose", "10"])  # fmt: skip
     segmented = ["--bound", "segmented-exact", "--n", "20000", "--m", "2", "--d", "30", "--s", "2"]
     for eps in ("800", "1e5", "1e300"):
         out.append(["eps0", *segmented, "--eps", eps, "--delta", "1e-8"])

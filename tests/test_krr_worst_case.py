@@ -167,6 +167,17 @@ def test_epsilon_bracket_on_a_small_budget_contains_the_exact_value() -> None:
     assert pair_delta(n, 2, eps0, [quick.upper], exact.others)[0] <= delta
 
 
+def test_epsilon_walk_from_the_two_pairs_answer_finds_the_same_worst_case() -> None:
+    """The ε walk may start at the two explicit pairs' ε (at most the exact answer, as ExactKRR
+    starts it): the same exact answer as from 0, and that start is the bracket's lower end."""
+    n, eps0, delta = 3000, 1.0, 1e-6
+    from_zero = worst_case_epsilon_bracket(n, 2, eps0, delta, work_limit=100.0)
+    floor = TwoPairKRRLowerBound("krr", k=2).epsilon(n, eps0, delta)
+    from_floor = worst_case_epsilon_bracket(n, 2, eps0, delta, work_limit=100.0, floor=floor)
+    assert from_zero.exact and from_floor.exact and 0.0 < floor <= from_floor.lower
+    assert abs(from_floor.upper - from_zero.upper) <= 1e-8 * from_zero.upper
+
+
 def test_binary_answers_are_certified_beyond_exactness() -> None:
     """n = 1e6, eps0 = 0.5: a bracket (warning) whose upper end is at most the stronger-clones bound."""
     from shufflelib.bounds.stronger_clones import StrongerClones

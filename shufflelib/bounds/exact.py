@@ -368,7 +368,9 @@ def _binary_epsilon(n: int, eps0: float, delta: float, limit: float) -> EpsilonB
     lower = _lower_answer(2, "epsilon", n, eps0, delta)
     if ceiling <= lower * (1.0 + EXACT_RTOL):  # the two ends already agree: nothing to search
         return EpsilonBracket(ceiling, lower, (n - 1, 0), True)
-    found = worst_case_epsilon_bracket(n, 2, eps0, delta, limit, ceiling)
+    # The walk starts at the two pairs' ε (at most the exact answer), not at 0: the searches below
+    # it only find what the two pairs already say, and the budget they spent is the fallback's.
+    found = worst_case_epsilon_bracket(n, 2, eps0, delta, limit, ceiling, floor=lower)
     return replace(found, upper=min(found.upper, ceiling))
 
 

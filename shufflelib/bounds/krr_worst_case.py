@@ -415,7 +415,13 @@ class EpsilonBracket:
 
 
 def worst_case_epsilon_bracket(
-    n: int, k: int, eps0: float, delta: float, work_limit: float = WORK_LIMIT, ceiling: float | None = None
+    n: int,
+    k: int,
+    eps0: float,
+    delta: float,
+    work_limit: float = WORK_LIMIT,
+    ceiling: float | None = None,
+    floor: float = 0.0,
 ) -> EpsilonBracket:
     """Worst-case ε(δ) of shuffled k-RR over all neighbouring pairs, as a certified bracket.
 
@@ -481,7 +487,8 @@ def worst_case_epsilon_bracket(
 
             return first_true(lambda e: value(e) <= delta, _log_gap(value, delta), start, eps0)
 
-    answer, lower, others, exact = _root_walk(search, root, 0.0, ceiling, 0.0, delta, direction=1)
+    floor = min(max(float(floor), 0.0), ceiling)
+    answer, lower, others, exact = _root_walk(search, root, floor, ceiling, floor, delta, direction=1)
     return EpsilonBracket(answer, max(lower, 0.0), others, exact)
 
 
