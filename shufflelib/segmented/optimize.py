@@ -252,8 +252,8 @@ def max_reporting_probability(
     room, non-decreasing in ``λ``) gives the largest ``λ`` over them, then the envelope grid's
     points around the best one. Where the split at ``E`` is the best nothing changes. A larger
     ``E`` tries every grid level a smaller one does, so ``λ`` does not fall as ``E`` grows
-    except within the searches' tolerances or where the best level lies between the grid's
-    points (measured in the commit that made it so; see benchmarks/fuzz_cli.py's monotone class).
+    except within the searches' tolerances (relative 1e-6, absolute 1e-9) or where the best
+    level lies between the grid's points and a smaller ``E`` found a better one near it.
     A level above 700 is evaluated at 700 (valid, a smaller ``E'``), as
     :func:`user_curve` does; since every level is a point of its grid, :func:`user_curve`'s ε
     at δ for the ``λ`` answered is at most ``E`` up to rounding (the ε question round-trips).
