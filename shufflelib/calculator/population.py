@@ -208,7 +208,9 @@ class PopulationFamily(Family):
         }
         if values.get("compose") is not None:
             try:
-                composed = composed_answer(question, round_model(model), values[first], values[second], values["compose"])
+                composed = composed_answer(
+                    question, round_model(model), values[first], values[second], values["compose"]
+                )
             except NotApplicableError:
                 reason = None if question.command == "eps0" else _composed_reason(model, values[first])
                 if reason is None:
