@@ -108,7 +108,7 @@ FITTED_FFT_LENGTH = 2**22
 #: costly per point), per grid point built, per grid point carrying mass (each is read again by
 #: the tilt and window decisions), and per point of a composition's FFT (the transforms, the
 #: power, and the reads of the composed distribution).
-_BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 3e-7, 1e-6, 1.5e-7
+_BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
 
 
 #: ``build_seconds`` of a profile model whose every point is a costly computation (the
