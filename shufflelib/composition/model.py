@@ -768,6 +768,17 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
         return first if first["delta"] <= second["delta"] else second
     single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
+    if curve.upper and 0.0 < pld < 1.0 and curve.step != model.step(x, rounds):
+        # A grid coarsened to fit: the ε question at this answer fits its own (its compositions
+        # are at other tilts, and coarsen by other factors). Both curves are valid upper bounds:
+        # the smaller δ, so that the ε question's curve is read too (blanket Bennett, n = 5.2e8,
+        # T = 3,436: δ 4.97e-9 on the δ question's grid, 1.50e-9 on the ε question's at 1.5e-9).
+        try:
+            other = model.fitted(x, rounds, delta=pld)[1]
+            if other.step != curve.step:
+                pld = min(pld, float(other.delta(eps)))
+        except (ValueError, NotApplicableError):
+            pass
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
     method = "rdp" if rdp < pld else "pld"
     value = min(pld, rdp)
