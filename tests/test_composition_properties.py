@@ -159,3 +159,13 @@ def test_epsilon_of_a_composed_delta_answer_is_at_most_eps_where_delta_is_flat(h
     status, back = ask("epsilon", *head, "--delta", repr(answer["delta"]), "--compose", str(t), "--json")
     assert status == 0
     assert back["eps"] <= eps * (1 + 1e-8) + 1e-12, (answer, back)
+
+
+def test_a_round_trip_where_the_two_questions_coarsen_the_grid_differently():
+    """Issue 29: blanket Bennett at n = 5.2e8, T = 3,436, δ = 1.5e-9: the ε question's tilted composition
+    and the δ question's compositions coarsen the default grid by different factors; the δ question
+    reads the ε question's grid too (once 3.3 times δ)."""
+    model = bound_model(BlanketBennett(mechanism="krr", k=3), 522_137_648)
+    eps0, t, delta = 0.12570354677644316, 3436, 1.5044103519350626e-09
+    eps = composed_epsilon(model, eps0, t, delta)["eps"]
+    assert composed_delta(model, eps0, t, eps)["delta"] <= delta
