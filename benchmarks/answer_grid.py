@@ -12,11 +12,11 @@ each answer (``"cpu"``) and never compared.
 Run ``python benchmarks/answer_grid.py --compare BEFORE.json AFTER.json`` to print, per bound, the
 number of answers compared, the largest relative change of the answer, of any other number of the
 record (e.g. the composed record's ``error``), and the keys whose outcome changed kind (an answer
-that became an error or the other way round, or a different error). An answer limited by a CPU-time
+that became an error or the other way round, or a different error). An answer limited by a search's
 budget (in either file: a search that "stopped at its time budget" or found nothing "within the
-search's budget") depends on the machine's load and the process's caches, not only on the code: it
-is counted apart (column ``budget``) and its change is listed, not compared. Exit status 1 if
-anything else changed.
+search's budget") is reproducible (the budgets are counted on work meters, not clocks), but moves
+with any change to the search or its meter's rates: it is counted apart (column ``budget``) and its
+change is listed, not compared. Exit status 1 if anything else changed.
 
 ``--only SUBSTRING`` keeps the keys containing it (a quick run while working).
 """
@@ -206,7 +206,7 @@ def _relative(a: float, b: float) -> float:
 
 
 def _budget_limited(outcome: dict) -> bool:
-    """Whether an answer was cut by a CPU-time budget (its value depends on the load, not the code)."""
+    """Whether an answer was cut by a search's budget (its value moves with the search and its meter)."""
     text = outcome.get("error", "") + outcome.get("strings", {}).get("warning", "")
     return "time budget" in text or "search's budget" in text
 

@@ -130,6 +130,21 @@ def composed() -> list[list[str]]:
         head = ["--bound", "pop-tight", "--population", "poisson:1000000000", "--compose", str(MAX_ROUNDS)]
         out.append(["epsilon", *head, "--eps0", eps0, "--delta", "1e-10"])
         out.append(["delta", *head, "--eps0", eps0, "--eps", "1e-4"])
+    # Issue 29's slowest composed commands of the last campaign (fuzz_composed.py, seed 29): a
+    # profile whose cap atom lies far out on its grid (the eps0 search at n = 4.7e8), the lower
+    # pair at 9,226 rounds, the population pair at 6,274 rounds.
+    out.append(
+        ["eps0", "--bound", "clones-closed", "--n", "474082801", "--eps", "0.0001244810389759225"]
+        + ["--delta", "4.1826586068968557e-10", "--compose", "130"]
+    )
+    out.append(
+        ["delta", "--bound", "krr-two-pair-lower", "--mechanism", "krr", "--k", "2", "--n", "177805"]
+        + ["--eps0", "1.020982906931215", "--eps", "1.017613255450215", "--compose", "9226"]
+    )
+    out.append(
+        ["epsilon", "--bound", "pop-tight", "--population", "poisson:824308268", "--eps0", "0.0032476750120436645"]
+        + ["--delta", "7.703578463868743e-11", "--compose", "6274"]
+    )
     # At n = 10^9 the segmented answer above is its top, λ = 1; below it, a search.
     out.append(["eps0", *segmented[1], "--compose", "1000", "--eps", "0.05", "--delta", "1e-6"])
     # Every other uniform bound (issue 29: every family), eps0 at both ends of the box, subnormal δ.

@@ -20,7 +20,7 @@ import numpy as np
 from .._validation import check_int
 from .clone_pair import _ANCHOR_FLOOR, _ANCHOR_SPACING
 
-__all__ = ["WORK_LIMIT", "worst_case_work"]
+__all__ = ["WORK_LIMIT", "WorkMeter", "worst_case_work"]
 
 #: Largest estimated run time, in seconds, of one complete search that
 #: :func:`~shufflelib.bounds.krr_worst_case.worst_case_delta` accepts (see :func:`worst_case_work`); also
@@ -33,18 +33,39 @@ WORK_LIMIT = 4.0
 _METER_CALL, _METER_CELL, _METER_SCIPY = 3e-4, 4e-9, 1.3e-7
 
 
-class _Meter:
-    """Estimated seconds of the binary RR evaluations so far: the clock of the searches' budgets.
+class WorkMeter:
+    """Estimated seconds of the work done so far: the clock of a search's budget, read by differences.
 
-    Counted from the work done (tables, their cells, the binomial values scipy computes, at
-    calibrated rates), not read from a clock: a search stops at the same point on every machine
-    and under any load, so its answers are reproducible. It counts every evaluation (the
-    fallback search for a threshold in a far tail, where every pmf value comes from scipy, is
-    many times dearer than the first pass :func:`_splits_cost` plans for).
+    Counted from the work done (each kind at a rate calibrated on one core), not read from a
+    clock: a search that stops at a budget of these seconds stops at the same point on every
+    machine and under any load, so its answers are reproducible. Subclasses name the kinds of
+    work (:class:`_Meter` here, the composed searches'
+    :class:`~shufflelib.composition.model.CompositionMeter`).
+
+    Examples
+    --------
+    >>> meter = WorkMeter()
+    >>> meter.add(0.25)
+    >>> meter.seconds
+    0.25
     """
 
     def __init__(self) -> None:
         self.seconds = 0.0
+
+    def add(self, seconds: float) -> None:
+        """Count ``seconds`` of estimated work."""
+        self.seconds += seconds
+
+
+class _Meter(WorkMeter):
+    """Estimated seconds of the binary RR evaluations so far: the clock of the searches' budgets.
+
+    Counted from the work done (tables, their cells, the binomial values scipy computes, at
+    calibrated rates), not read from a clock (:class:`WorkMeter`). It counts every evaluation (the
+    fallback search for a threshold in a far tail, where every pmf value comes from scipy, is
+    many times dearer than the first pass :func:`_splits_cost` plans for).
+    """
 
     def table(self, rows: int, width: int, table: np.ndarray) -> None:
         """A table of ``rows`` binomial pmf rows of ``width`` columns (as computed)."""
@@ -53,11 +74,11 @@ class _Meter:
         else:  # anchors, and the blocks after a tiny anchor point by point
             anchors = table[:, ::_ANCHOR_SPACING]
             scipy_values = anchors.size + _ANCHOR_SPACING * int(np.count_nonzero(anchors < _ANCHOR_FLOOR))
-        self.seconds += _METER_CALL + _METER_CELL * rows * width + _METER_SCIPY * scipy_values
+        self.add(_METER_CALL + _METER_CELL * rows * width + _METER_SCIPY * scipy_values)
 
     def sums(self, cells: int, scipy_values: int = 0) -> None:
         """Sums over ``cells`` cells, and ``scipy_values`` tail probabilities from scipy."""
-        self.seconds += _METER_CELL * cells + _METER_SCIPY * scipy_values
+        self.add(_METER_CELL * cells + _METER_SCIPY * scipy_values)
 
 
 #: The meter of every binary RR evaluation in this process (read by differences).

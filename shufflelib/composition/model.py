@@ -36,7 +36,6 @@ target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_ta
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -44,13 +43,17 @@ import numpy as np
 
 from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import DELTA_FLOOR, NotApplicableError
+from ..bounds.krr_budget import WorkMeter
 from ..curves import PrivacyCurve, invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
 from .pld import (
     MAX_FFT_LENGTH,
     MERGE_REACH,
+    TILTED_TAIL,
+    WINDOW_TAIL,
     LossDistribution,
     WindowTooWide,
+    _window,
     compose,
     predicted_slack,
     quantize_tilt,
@@ -68,9 +71,12 @@ from .profile import (
 __all__ = [
     "COARSE",
     "COMPANION_REFINE",
+    "COSTLY_PROFILE_SECONDS",
+    "METER",
     "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
+    "CompositionMeter",
     "RoundModel",
     "composed_delta",
     "composed_record",
@@ -94,6 +100,79 @@ COARSE = 2.0
 #: 10^4 rounds, ε0 = 1: ε 3751.61 at 2^23 points, 3752.22 at 2^22; blanket,
 #: n = 2, 10^4 rounds, (1, 1e-6): ε0 0.0023626 at 2^23, 0.0023627 at 2^22).
 FITTED_FFT_LENGTH = 2**22
+
+
+#: Rates of :class:`CompositionMeter` (estimated seconds on one core of a quiet machine, fitted
+#: to the composed ε₀ questions of ``benchmarks/bench_corners.py`` and ``fuzz_composed.py``):
+#: per build of one round's distributions (plus the model's own ``build_seconds``, for a profile
+#: costly per point), per grid point built, per grid point carrying mass (each is read again by
+#: the tilt and window decisions), and per point of a composition's FFT (the transforms, the
+#: power, and the reads of the composed distribution).
+_BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
+
+
+#: ``build_seconds`` of a profile model whose every point is a costly computation (the
+#: personalized bounds' and the segmented protocol's profiles): counted by :data:`METER` beside
+#: the build's output. A build of 128 points costs from about 0.01 s (the book's populations of
+#: 10^4 users: their ε₀ answers stay those of the clock's budget, every one exact) to 0.7 s (the
+#: printed personalized formula at 10^9 users, whose searches then run past 2 s).
+COSTLY_PROFILE_SECONDS = 0.03
+
+
+class _OutOfTime(Exception):
+    """A search of :func:`largest_composed` used its budget (of :data:`METER`'s seconds)."""
+
+
+class CompositionMeter(WorkMeter):
+    """Estimated seconds of the composed questions' work: the clock of :func:`largest_composed`'s budget.
+
+    Counted from the work (:class:`~shufflelib.bounds.krr_budget.WorkMeter`): each round's
+    distributions built (:meth:`built`) and each composition (:meth:`composition`, counted by its
+    FFT's length before it is computed), so that a budget-limited search stops at the same point
+    under any load and its answer is reproducible. ``limit`` is the reading past which counting
+    more work raises (set by a search for its duration; ``inf`` otherwise).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import compose_bound
+    >>> from shufflelib.composition.model import METER
+    >>> before = METER.seconds
+    >>> _ = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, rounds=10).epsilon(1e-6)
+    >>> METER.seconds > before
+    True
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.limit = math.inf
+
+    def add(self, seconds: float) -> None:
+        """Count ``seconds``; raise the search's :class:`_OutOfTime` past ``limit``."""
+        super().add(seconds)
+        if self.seconds > self.limit:
+            raise _OutOfTime
+
+    def built(self, distributions: tuple[LossDistribution, ...], extra: float = 0.0) -> tuple[LossDistribution, ...]:
+        """Count one round's distributions just built, and ``extra`` seconds (returned as they are)."""
+        points = sum(ld.mass.size for ld in distributions)
+        live = sum(int(np.count_nonzero(ld.mass)) for ld in distributions)
+        self.add(_BUILD_CALL + extra + _BUILD_POINT * points + _LIVE_POINT * live)
+        return distributions
+
+    def composition(self, parts: Sequence[tuple[LossDistribution, int]], tilt: float, max_length: int) -> None:
+        """Count :func:`~shufflelib.composition.pld.compose` of ``parts`` at ``tilt``, by its window's length
+        (nothing for a single round, or a window beyond ``max_length``, which ``compose`` refuses at
+        once; the window is the one ``compose`` computes, cached)."""
+        if len(parts) == 1 and parts[0][1] == 1 or any(not np.any(ld.mass > 0.0) for ld, _ in parts):
+            return
+        lo, hi = _window(parts, TILTED_TAIL if tilt > 0.0 else WINDOW_TAIL, tilt * parts[0][0].step)
+        if hi - lo + 1 <= max_length:
+            self.add(_FFT_POINT * (hi - lo + 1))
+
+
+#: The meter of every composition in this process (read by differences).
+METER = CompositionMeter()
 
 
 class ComposedCurve(PrivacyCurve):
@@ -177,7 +256,9 @@ class ComposedCurve(PrivacyCurve):
         if key not in self._cache:
             if len(self._cache) > 16:
                 self._cache.clear()
-            self._cache[key] = compose(self._parts(which)[order], self.max_length, tilt=tilt)
+            parts = self._parts(which)[order]
+            METER.composition(parts, tilt, self.max_length)  # counted before the FFT: a budget stops it first
+            self._cache[key] = compose(parts, self.max_length, tilt=tilt)
         return self._cache[key]
 
     def _tiltable(self, order: int, which: int) -> bool:
@@ -385,6 +466,10 @@ class RoundModel:
         Another valid model of the same round (e.g. a bound's pair, and a second bound's profile
         for the same protocol), or ``None``: the three questions answer with the tighter of the
         two (the smaller ε or δ, the larger local parameter), and the record says which route.
+    build_seconds
+        Estimated seconds of one ``build`` beyond what :data:`METER` counts from its output (a
+        profile whose every point is a costly computation, e.g. the personalized and segmented
+        bounds): counted by the meter of :func:`largest_composed`'s budget.
 
     Examples
     --------
@@ -407,6 +492,7 @@ class RoundModel:
     top: float | None = None
     companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
     alternative: RoundModel | None = None
+    build_seconds: float = 0.0
 
     def curve(
         self,
@@ -429,7 +515,7 @@ class RoundModel:
         """
         if step is not None:
             step = check_positive("step", step)
-            single = self.build(x, step, coarse > 0)
+            single = METER.built(self.build(x, step, coarse > 0), self.build_seconds)
             return self._curve(single, x, rounds, step, MAX_FFT_LENGTH, bracket)
         return self.fitted(x, rounds, coarse, delta, bracket=bracket)[1]
 
@@ -441,7 +527,7 @@ class RoundModel:
         others = []
         if bracket and self.companion is not None:
             for refine in COMPANION_REFINE:
-                alt = self.companion(x, step / refine, MERGE_REACH * refine)
+                alt = METER.built(self.companion(x, step / refine, MERGE_REACH * refine))
                 others.append([[(ld, rounds)] for ld in alt])
         return ComposedCurve(
             [[(ld, rounds)] for ld in single], self.lower_bound, pure, companions=others, max_length=max_length
@@ -471,7 +557,7 @@ class RoundModel:
         """
         step = self.step(x, rounds) * self.coarse**coarse
         for _ in range(8):
-            single = self.build(x, step, coarse > 0)
+            single = METER.built(self.build(x, step, coarse > 0), self.build_seconds)
             curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
             try:
                 if eps is not None:  # composes (cached) at the question's tilt
@@ -512,6 +598,7 @@ def profile_model(
     cap: Callable[[float], float | None] = lambda x: None,
     note: str | None = None,
     points: int = PROFILE_POINTS,
+    build_seconds: float = 0.0,
 ) -> RoundModel:
     """The profile-route model of a bound given by its (vectorized) profile at each ``x``.
 
@@ -529,6 +616,8 @@ def profile_model(
         See :class:`RoundModel`.
     points
         Number of profile points sampled per round.
+    build_seconds
+        See :class:`RoundModel`.
 
     Examples
     --------
@@ -586,6 +675,7 @@ def profile_model(
         largest=largest,
         note=note,
         cap=cap,
+        build_seconds=build_seconds,
     )
 
 
@@ -680,6 +770,17 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
         return first if first["delta"] <= second["delta"] else second
     single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
+    if curve.upper and 0.0 < pld < 1.0 and curve.step != model.step(x, rounds):
+        # A grid coarsened to fit: the ε question at this answer fits its own (its compositions
+        # are at other tilts, and coarsen by other factors). Both curves are valid upper bounds:
+        # the smaller δ, so that the ε question's curve is read too (blanket Bennett, n = 5.2e8,
+        # T = 3,436: δ 4.97e-9 on the δ question's grid, 1.50e-9 on the ε question's at 1.5e-9).
+        try:
+            other = model.fitted(x, rounds, delta=pld)[1]
+            if other.step != curve.step:
+                pld = min(pld, float(other.delta(eps)))
+        except (ValueError, NotApplicableError):
+            pass
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
     method = "rdp" if rdp < pld else "pld"
     value = min(pld, rdp)
@@ -699,13 +800,11 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     }
 
 
-#: CPU seconds the ε₀ question's search may take (:func:`largest_composed`): then it answers with
-#: the largest local parameter already certified (a valid answer, with a warning).
+#: Budget of the ε₀ question's search (:func:`largest_composed`), in :data:`METER`'s estimated
+#: seconds: no new candidate is tried past it, and the candidate under way stops at twice it;
+#: then the search answers with the largest local parameter already certified (a valid answer,
+#: with a warning).
 SEARCH_BUDGET = 0.6
-
-
-class _OutOfTime(Exception):
-    """The search of :func:`largest_composed` used its budget."""
 
 
 def largest_composed(
@@ -721,9 +820,10 @@ def largest_composed(
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
     Every answer is certified (its composed ε was evaluated ``<= eps``); a search that uses its
-    ``budget`` of CPU seconds answers with the largest ``x`` certified so far (or, for a model whose
-    cap is ``x`` itself, ``eps / rounds``: pure DP), and ``info`` (a dict, if given) receives
-    ``{"exact": False, "lower": x, "upper": the smallest x found not to reach}``.
+    ``budget`` (of :data:`METER`'s estimated seconds, counted from the work: the answer does not
+    depend on the machine or its load) answers with the largest ``x`` certified so far (or, for a
+    model whose cap is ``x`` itself, ``eps / rounds``: pure DP), and ``info`` (a dict, if given)
+    receives ``{"exact": False, "lower": x, "upper": the smallest x found not to reach}``.
 
     Examples
     --------
@@ -735,10 +835,15 @@ def largest_composed(
     True
     """
     rtol = check_probability("rtol", rtol)
-    deadline = time.process_time() + budget
-    found: dict[str, float] = {"good": -math.inf, "bad": math.inf}
+    start, outer = METER.seconds, METER.limit
+    deadline = start + budget
+    METER.limit = min(outer, start + 2.0 * budget)  # the candidate under way stops here
+    found: dict = {"good": -math.inf, "bad": math.inf}
     try:
-        return _largest_composed(model, rounds, eps, delta, rtol, deadline, found)
+        answer = _largest_composed(model, rounds, eps, delta, rtol, deadline, found)
+        if found.get("cut") and info is not None:
+            info.update(found["cut"])
+        return answer
     except _OutOfTime:
         good = found["good"]
         if not math.isfinite(good) and model.cap(1.0) == 1.0 and model.cap(2.0) == 2.0:
@@ -751,29 +856,31 @@ def largest_composed(
         if info is not None:
             info.update({"exact": False, "lower": good, "upper": found["bad"] if math.isfinite(found["bad"]) else None})
         return good
+    finally:
+        METER.limit = outer
 
 
 def _largest_composed(
     model: RoundModel, rounds: int, eps: float, delta: float, rtol: float, deadline: float, found: dict[str, float]
 ) -> float:
-    """The search of :func:`largest_composed` (it raises :class:`_OutOfTime` past ``deadline``; ``found``
-    collects the largest certified and the smallest refused local parameter)."""
+    """The search of :func:`largest_composed` (it raises :class:`_OutOfTime` once :data:`METER` is past
+    ``deadline``; ``found`` collects the largest certified and the smallest refused local parameter)."""
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
     if model.alternative is not None:  # the tighter model allows the larger local parameter
         answers = []
         for one in (replace(model, alternative=None), model.alternative):
+            share = max(deadline - METER.seconds, 0.0) / 2 + 0.05
+            cut: dict = {}
             try:
-                answers.append(
-                    largest_composed(
-                        one, rounds, eps, delta, rtol=rtol, budget=max(deadline - time.process_time(), 0.0) / 2 + 0.05
-                    )
-                )
+                answers.append((largest_composed(one, rounds, eps, delta, rtol=rtol, budget=share, info=cut), cut))
             except NotApplicableError as refusal:
                 reason = refusal
         if not answers:
             raise reason
-        return max(answers)
+        best, cut = max(answers, key=lambda answer: answer[0])
+        found["cut"] = cut  # a budget-cut answer keeps its bracket (and its warning)
+        return best
     hi = model.largest(eps, delta)
     if hi <= 0.0:  # one round reaches the target only at x = 0 (a victim who never reports): so do T
         return 0.0
@@ -786,7 +893,7 @@ def _largest_composed(
         (``inf`` where the grid is too fine to build)."""
         key = (x, level if two_stages else 0)
         if key not in scores:
-            if time.process_time() > deadline:
+            if METER.seconds > deadline:
                 raise _OutOfTime
             try:
                 value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
