@@ -62,6 +62,9 @@ BLOCKS = 128
 EXACT_COUNTS = 1024
 #: Largest width of a block of clone counts, relative to its first count (:func:`clone_count_law`).
 BLOCK_RTOL = 2e-4
+#: Extra block starts of a fine build where the blocks are wide (:func:`clone_count_law`'s ``centred``),
+#: in standard deviations of the clone count from its mean.
+CENTRE_STARTS = np.concatenate([[-4.5], np.arange(-3.0, 3.01, 0.5), [4.5]])
 #: Width of the listed atoms, in binomial standard deviations of ``J`` on each side of ``m/2``.
 _Z = 12.0
 #: The cheaper list of a coarse build (:func:`clone_pair_pld`): blocks and atom range.
@@ -89,7 +92,7 @@ def round_blocks(size: int, blocks: int = BLOCKS) -> int:
 
 
 def clone_count_law(
-    trials: int, prob: float, *, upper: bool = True, width_rtol: float = BLOCK_RTOL
+    trials: int, prob: float, *, upper: bool = True, width_rtol: float = BLOCK_RTOL, centred: bool = False
 ) -> tuple[np.ndarray, np.ndarray, float]:
     """Blocks of ``C ~ Bin(trials, prob)``: one count and one mass per block, and the mass left out.
 
@@ -97,6 +100,12 @@ def clone_count_law(
     rounded up (their error bound added) and the tail below the central range as the mass left
     out (for ``+∞``); a lower bound gets each block's last count, masses rounded down and no
     tails (0 left out).
+
+    ``centred``: where the blocks are wider than half a standard deviation of ``C``, more start at
+    ``mean + CENTRE_STARTS · sd`` (a refinement: every count's representative moves towards it, so
+    an upper bound only gets tighter and a lower one too). Over a narrow law (10⁷ users, ε₀
+    near 0: the central range is a few thousand counts, a few blocks) the blocks alone stand a
+    count up to 13 standard deviations below the mean for most of the mass: about 1e-4 of ε.
 
     Examples
     --------
@@ -118,7 +127,11 @@ def clone_count_law(
     if size <= EXACT_COUNTS and width * 4 <= size:
         width = 1  # few counts, each a small part of the range: every count exact
     start = np.arange(lo, hi + 1, width, dtype=float)
-    stop = np.minimum(start + width - 1.0, float(hi))
+    sd = math.sqrt(trials * prob * (1.0 - prob))
+    if centred and width > sd / 2.0:
+        extra = np.floor(trials * prob + CENTRE_STARTS * sd)
+        start = np.unique(np.concatenate([start, extra[(extra > lo) & (extra <= hi)]]))
+    stop = np.append(start[1:] - 1.0, float(hi))
     if upper:
         stop[-1] = float(trials)  # the last block absorbs the upper tail
         mass, err = binomial_interval_mass(start, stop, trials, prob)
@@ -369,7 +382,9 @@ def _clone_pair_atoms(
     if not math.isfinite(eps0) or eps0 <= 0:
         raise ValueError(f"eps0 must be a finite number > 0, got {eps0!r}")
     width = COARSE_BLOCK_RTOL if coarse else BLOCK_RTOL
-    counts, weight, below = clone_count_law(n - 1, clone_probability, upper=upper, width_rtol=width)
+    counts, weight, below = clone_count_law(
+        n - 1, clone_probability, upper=upper, width_rtol=width, centred=not coarse
+    )
     v = 2.0 / (1.0 + math.exp(eps0))
     m = counts + 1.0
     beta = np.full(m.shape, 2.0 * math.tanh(eps0 / 2.0))
