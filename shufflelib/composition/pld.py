@@ -63,7 +63,7 @@ outside the window (``2 ·`` the per-side tail) times the largest weight of a lo
 composition's top (all of that mass lies there), and ``rounding`` the ℓ₂ budget; the
 untilted case is ``θ = 0``, ``M = 1``. The weights are bounded by ``min(1, ℓ − ε)``, not by 1
 alone: where the composed loss spans far less than 1 (a tiny ``eps0``: losses of 1e-8, δ read
-at 1e-15) both terms shrink with the losses (:func:`_weight_norm`). The tilting's own rounding (relative ``4 u`` per
+at 1e-15) both terms shrink with the losses (``_weight_norm``). The tilting's own rounding (relative ``4 u`` per
 operation on the logarithms, ``T``-fold through the convolution) is covered by scaling the
 masses by ``e^{±η}``.
 """
@@ -158,7 +158,7 @@ class LossDistribution:
         An upper bound on every finite loss of the distribution that ``mass`` approximates, the
         mass left out of a composition's window included (:func:`compose` sets it; ``inf``:
         unknown). The slack's tail term is weighted by the largest hockey-stick weight up to
-        it (:meth:`_grid_slack`).
+        it (``_grid_slack``).
 
     Examples
     --------
@@ -332,9 +332,9 @@ class LossDistribution:
         lying above ``loss``.
 
         ``on_grid``: each ``loss`` is a grid point (the ``k``-th point above lies ``k · step`` above
-        it, its weight at most ``1 − e^{−k step}``, :func:`_weight_norm`); otherwise every weight is
+        it, its weight at most ``1 − e^{−k step}``, ``_weight_norm``); otherwise every weight is
         bounded by 1. The tail term is weighted by the largest weight ``1 − e^{loss − top}`` of a
-        loss up to :attr:`top` (the left-out and aliased mass lies there): at a tiny ``eps0`` every
+        loss up to ``top`` (the left-out and aliased mass lies there): at a tiny ``eps0`` every
         weight is tiny, and so are the slack terms (a bound by 1 once cost the composed ε a
         factor 3 at ε₀ = 1.3e-6, n = 1.5e7, 10 rounds, δ = 1e-15).
         """
@@ -487,7 +487,7 @@ def _weight_cap(loss: np.ndarray | float, top: float) -> np.ndarray:
 
 
 def _top(ld: LossDistribution) -> float:
-    """An upper bound on every finite loss ``ld`` stands for: its :attr:`~LossDistribution.top`, or for
+    """An upper bound on every finite loss ``ld`` stands for: its ``top``, or for
     a distribution without slack (a single round, all its mass on its grid) its last grid point."""
     if math.isfinite(ld.top) or not ld.exact:
         return ld.top
@@ -884,7 +884,7 @@ def tilt_for(
 
 def _untilted_slack(parts: Sequence[tuple[LossDistribution, int]]) -> float:
     """The slack of ``compose(parts)`` untilted, at most (its window's length from the Chernoff bound;
-    the weights' norm over that many grid points, :func:`_weight_norm`)."""
+    the weights' norm over that many grid points, ``_weight_norm``)."""
     lo, hi = _window(parts, WINDOW_TAIL)
     length = hi - lo + 1
     total = sum(count for _, count in parts)
@@ -898,8 +898,8 @@ def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, 
 
     ``e^{K(θ) − θ ε} (2 · TILTED_TAIL · c + rounding · g)``: ``K`` the composed log-mgf, the rounding
     budget of :func:`compose` at the longest FFT allowed, ``g`` the bound on the weights'
-    norm of the distribution's slack (:func:`_weight_norm`) and ``c`` the largest weight of a loss
-    up to the composition's top (:func:`_weight_cap`) (for ``θ = 0``: ``WINDOW_TAIL``, and the
+    norm of the distribution's slack (``_weight_norm``) and ``c`` the largest weight of a loss
+    up to the composition's top (``_weight_cap``) (for ``θ = 0``: ``WINDOW_TAIL``, and the
     norm over the longest FFT).
 
     Examples
