@@ -453,7 +453,7 @@ def _weight_norm(step: float, tilt: float, above: np.ndarray) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from shufflelib.composition.pld import _weight_norm
-    >>> _weight_norm(1e-6, 0.0, np.array([0.0, 100.0, 1e8])).round(6).tolist()  # 0, about h K^1.5/sqrt(3), below sqrt(K)
+    >>> _weight_norm(1e-6, 0.0, np.array([0.0, 100.0, 1e8])).round(6).tolist()  # 0, ~h K^1.5/sqrt(3), < sqrt(K)
     [0.0, 0.000582, 9966.610955]
     """
     k = np.asarray(above, dtype=float)
