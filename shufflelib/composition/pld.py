@@ -120,7 +120,7 @@ SPECTRUM_FLOOR = 2.0**-1000
 #: Largest FFT length a composition may use (about 0.5 GB of work arrays).
 MAX_FFT_LENGTH = 2**25
 #: Tilts searched by :func:`tilt_for` (loss units).
-_TILTS = np.concatenate([[0.0], np.geomspace(1e-3, 1e8, 221)])
+_TILTS = np.concatenate([[0.0], np.geomspace(1e-3, 1e12, 301)])
 
 
 @dataclass(frozen=True)
