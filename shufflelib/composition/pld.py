@@ -874,7 +874,12 @@ def tilt_for(
     untilted = _untilted_slack(parts)
     if untilted <= 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
         return 0.0
-    return quantize_tilt(theta)
+    tilt = quantize_tilt(theta)
+    # A tilt shrinks the rounding term where δ is read, but its window leaves TILTED_TAIL out: where
+    # every weight is tiny (a tiny eps0) the untilted slack can be the smaller one.
+    if tilt > 0.0 and untilted <= predicted_slack(parts, tilt, eps):
+        return 0.0
+    return tilt
 
 
 def _untilted_slack(parts: Sequence[tuple[LossDistribution, int]]) -> float:
