@@ -274,3 +274,28 @@ def test_a_round_with_every_loss_infinite_composes_to_delta_one():
     composed = compose([(blind, 10_000)])
     assert composed.rounds == 10_000 and composed.inf_mass == 1.0
     assert composed.delta(1e3) == 1.0
+
+
+def test_the_slack_terms_at_a_tiny_eps0_are_small_and_still_bound_the_fft_error():
+    # Losses of about 1e-9 read at δ ~ 1e-15: the weights (1 − e^{ε − ℓ})^+ are below 1e-8, and so
+    # are the slack terms they multiply (issue 25). Against a direct convolution (sums of
+    # nonnegative terms, relative error ~1e-14), the FFT's δ plus its slack is above, minus its
+    # slack below, at every ε, untilted and tilted (about the saddle point of ε = 5e-9).
+    from shufflelib.composition.clone_pld import clone_pair_pld
+
+    n, eps0, rounds = 14_912_624, 1.345e-6, 10
+    ld = clone_pair_pld(n, eps0, 2 / (math.exp(eps0) + 1), 7e-12)
+    direct = ld.mass
+    for _ in range(rounds - 1):
+        direct = np.convolve(direct, ld.mass)
+    losses = (rounds * ld.offset + np.arange(direct.size)) * ld.step
+    inf = -math.expm1(rounds * math.log1p(-ld.inf_mass))
+    for theta in (0.0, 2.0**26.5):
+        up = compose([(ld, rounds)], tilt=theta)
+        low = LossDistribution(**{**up.__dict__, "pessimistic": False, "cache": {}})
+        for eps in (0.0, 2e-9, 4.9e-9, 8e-9):
+            above = losses > eps
+            exact = float(direct[above] @ -np.expm1(eps - losses[above])) + inf
+            assert low.delta(eps) <= exact * (1 + 1e-12) <= up.delta(eps) * (1 + 2e-12)
+            if exact > 1e-16:
+                assert up._slack(eps) <= 1e-3 * exact  # the slack once swamped δ here

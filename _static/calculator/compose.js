@@ -348,6 +348,7 @@
       // ℓ2 rounding of the composed masses (Higham's bound for radix-2 FFTs, generously), per unit of mass
       rounding: 32 * (rounds + 2) * Math.log2(size) * U * Math.max(1, total ** rounds),
       window: 2 * WINDOW_TAIL,
+      top: rounds * (kMin + width - 1) * step, // the largest finite loss of the composed grid pmf
       rtol: Math.expm1(rounds * Math.log1p(tiltRtol)) + 1e-9, // ρ's rounding, and the sums' (< 2^21 terms)
       inf: -Math.expm1(rounds * Math.log1p(-Math.min(pld.inf, 1 - 1e-16))),
       pure: rounds * pld.cap,
@@ -363,16 +364,23 @@
     let first = Math.min(Math.max(0, Math.floor(eps / step) - offset), loss.length);
     while (first < loss.length && !(loss[first] > eps)) first++;
     const shift = suffixMax[first];
-    let sum = 0;
-    if (shift > -Infinity) {
-      for (let i = first; i < loss.length; i++) {
-        if (logWeight[i] > -Infinity) sum += Math.exp(logWeight[i] - shift) * -Math.expm1(eps - loss[i]);
-      }
+    // the sum, and the squared norm of the weights (1 − e^{ε−ℓ}) e^{logScale − θℓ} of the rounding
+    // term (largest at `first`: scaled by it); at a tiny ε₀ every 1 − e^{ε−ℓ} is tiny, and so is the term
+    const base = first < loss.length ? 2 * (logScale - theta * loss[first]) : 0;
+    let sum = 0, squares = 0;
+    for (let i = first; i < loss.length; i++) {
+      const w = -Math.expm1(eps - loss[i]);
+      if (shift > -Infinity && logWeight[i] > -Infinity) sum += Math.exp(logWeight[i] - shift) * w;
+      squares += Math.exp(2 * (logScale - theta * loss[i]) - base) * w * w;
     }
+    const logNorm = Math.min(0.5 * suffixSquares[first], squares > 0 ? 0.5 * (Math.log(squares) + base) : -Infinity);
+    // the window's tails lie at losses up to c.top: their weight is at most 1 − e^{ε − top}
+    const gap = c.top - eps + 1e-12 * (Math.abs(c.top) + Math.abs(eps));
+    const cap = gap > 0 ? Math.min(1, -Math.expm1(-gap) * (1 + 1e-9)) : 0;
     const parts = [
       sum > 0 ? Math.log(sum) + shift + Math.log1p(c.rtol) : -Infinity,
-      Math.log(c.rounding) + 0.5 * suffixSquares[first] + 1e-6, // ‖error‖₂ · ‖weights‖₂
-      Math.log(c.window) + logScale - theta * eps, // the window's tails: weight at most e^{logScale − θε}
+      Math.log(c.rounding) + logNorm + 1e-6, // ‖error‖₂ · ‖weights‖₂
+      Math.log(c.window * cap) + logScale - theta * eps, // the window's tails: weight at most cap e^{logScale − θε}
     ];
     let total = logSumExp(parts);
     if (c.inf > 0) total = N.logAddExp(total, Math.log(c.inf));

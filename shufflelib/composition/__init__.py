@@ -65,6 +65,7 @@ from .profile import profile_end, sampled_profile_pld
 from .subsampling import randomized_response_profile, subsampled_profile
 
 __all__ = [
+    "ALIGNED_POINTS",
     "LOWER_PAIR_REFINE",
     "MAX_ROUNDS",
     "ComposedCurve",
@@ -288,6 +289,11 @@ LOWER_PAIR_REFINE = 8
 POINTS_PER_SCALE = 50.0
 
 
+#: Largest number of grid steps in ``eps0`` at which :func:`pair_step` puts ``eps0`` on the grid
+#: (beyond, the mass near the largest loss is negligible where δ is read, and the step is kept).
+ALIGNED_POINTS = 1000
+
+
 def default_step(n: int, eps0: float, rounds: int) -> float:
     """Default grid spacing of a clone pair: :func:`pair_step` of its loss scale ``σ``.
 
@@ -307,8 +313,14 @@ def default_step(n: int, eps0: float, rounds: int) -> float:
 def pair_step(scale: float, eps0: float, rounds: int) -> float:
     """Grid spacing ``scale / POINTS_PER_SCALE`` for a pair whose loss has standard deviation about
     ``scale`` (connect the dots: the error does not grow with ``rounds``, and one round's grid
-    covers its listed atoms, about ``±12 scale``; the arguments ``eps0`` and ``rounds`` are
-    kept for callers that pass them), at least ``eps0 · 1e-12``.
+    covers its listed atoms, about ``±12 scale``; the argument ``rounds`` is kept for callers
+    that pass it), at least ``eps0 · 1e-12``. Where ``eps0`` spans at most
+    :data:`ALIGNED_POINTS` steps (a loss spread out over a sizable part of ``[−eps0, eps0]``: few
+    clones), the step is made a divisor of ``eps0`` (at most that much finer): the pair's largest
+    loss ``eps0`` is then a grid point, so connecting the dots puts no mass above it, and ``T``
+    rounds none above ``T eps0``, where the composition is pure DP (a grid point just above
+    ``eps0`` once kept the answer of 10 rounds at n = 456, ε₀ = 8.257, δ = 0.0092 at its cap
+    ``T eps0``, 82.571, above the page's 82.561; aligned: 82.554).
 
     Examples
     --------
@@ -316,7 +328,9 @@ def pair_step(scale: float, eps0: float, rounds: int) -> float:
     >>> pair_step(0.01, 1.0, 10)
     0.0002
     """
-    return max(scale / POINTS_PER_SCALE, eps0 * 1e-12)
+    step = max(scale / POINTS_PER_SCALE, eps0 * 1e-12)
+    points = math.ceil(eps0 / step)
+    return eps0 / points if points <= ALIGNED_POINTS else step
 
 
 def bound_step(bound: AmplificationBound, n: int, eps0: float, rounds: int) -> float:

@@ -59,8 +59,11 @@ subtracted from (optimistic) every δ:
     \text{rounding} \cdot \|w_ε\, e^{-θ(ℓ - ε)}\|_2\big),
 
 ``w_ε`` the weights ``(1 − e^{ε − ℓ})^+`` of the grid, ``tail`` the tilted mass possibly
-outside the window (``2 ·`` the per-side tail) and ``rounding`` the ℓ₂ budget; the
-untilted case is ``θ = 0``, ``M = 1``. The tilting's own rounding (relative ``4 u`` per
+outside the window (``2 ·`` the per-side tail) times the largest weight of a loss up to the
+composition's top (all of that mass lies there), and ``rounding`` the ℓ₂ budget; the
+untilted case is ``θ = 0``, ``M = 1``. The weights are bounded by ``min(1, ℓ − ε)``, not by 1
+alone: where the composed loss spans far less than 1 (a tiny ``eps0``: losses of 1e-8, δ read
+at 1e-15) both terms shrink with the losses (``_weight_norm``). The tilting's own rounding (relative ``4 u`` per
 operation on the logarithms, ``T``-fold through the convolution) is covered by scaling the
 masses by ``e^{±η}``.
 """
@@ -117,7 +120,7 @@ SPECTRUM_FLOOR = 2.0**-1000
 #: Largest FFT length a composition may use (about 0.5 GB of work arrays).
 MAX_FFT_LENGTH = 2**25
 #: Tilts searched by :func:`tilt_for` (loss units).
-_TILTS = np.concatenate([[0.0], np.geomspace(1e-3, 1e8, 221)])
+_TILTS = np.concatenate([[0.0], np.geomspace(1e-3, 1e12, 301)])
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,11 @@ class LossDistribution:
         The tilt of the composition (``θ``, loss units) and the log of its total tilted mass
         ``log M^T``: an error ``e`` on the tilted mass at loss ``ℓ`` is an error
         ``e · exp(log_scale − tilt · ℓ)`` on ``mass``. ``0`` and ``0`` when not tilted.
+    top
+        An upper bound on every finite loss of the distribution that ``mass`` approximates, the
+        mass left out of a composition's window included (:func:`compose` sets it; ``inf``:
+        unknown). The slack's tail term is weighted by the largest hockey-stick weight up to
+        it (``_grid_slack``).
 
     Examples
     --------
@@ -175,6 +183,7 @@ class LossDistribution:
     max_loss: float = math.inf
     log_scale: float = 0.0
     tilt: float = 0.0
+    top: float = math.inf
     #: Log-mgfs already computed (:func:`log_mgf` on the grid of tilts, :func:`compose`'s windows).
     cache: dict = field(default_factory=dict, compare=False, repr=False)
 
@@ -221,7 +230,7 @@ class LossDistribution:
             return 0.0
         where = eps / self.step - self.offset
         if not where >= 0.0:  # below the grid: the formula at eps itself, every point above
-            return float(self._grid_slack(np.array([eps]), np.array([self.mass.size]))[0])
+            return float(self._grid_slack(np.array([eps]), np.array([self.mass.size]), on_grid=False)[0])
         i = self.mass.size - 1 if where >= self.mass.size else math.floor(where)
         loss = np.array([(self.offset + i) * self.step])
         return float(self._grid_slack(loss, np.array([self.mass.size - 1 - i]))[0])
@@ -357,16 +366,29 @@ class LossDistribution:
                 low, best = (low, mid) if self.delta(mid) <= delta else (mid, best)
         return best
 
-    def _grid_slack(self, loss: np.ndarray, above: np.ndarray) -> np.ndarray:
-        """An upper bound on :meth:`_slack` at each ``loss``, ``above`` grid points lying above it."""
+    def _grid_slack(self, loss: np.ndarray, above: np.ndarray, *, on_grid: bool = True) -> np.ndarray:
+        """An upper bound on :meth:`_slack` at every ε in ``[loss, loss + step)``, ``above`` grid points
+        lying above ``loss``.
+
+        ``on_grid``: each ``loss`` is a grid point (the ``k``-th point above lies ``k · step`` above
+        it, its weight at most ``1 − e^{−k step}``, ``_weight_norm``); otherwise every weight is
+        bounded by 1. The tail term is weighted by the largest weight ``1 − e^{loss − top}`` of a
+        loss up to ``top`` (the left-out and aliased mass lies there): at a tiny ``eps0`` every
+        weight is tiny, and so are the slack terms (a bound by 1 once cost the composed ε a
+        factor 3 at ε₀ = 1.3e-6, n = 1.5e7, 10 rounds, δ = 1e-15).
+        """
         if self.tail_mass == 0.0 and self.rounding == 0.0:
             return np.zeros(loss.shape)
-        norm = np.sqrt(above.astype(float))
-        if self.tilt > 0.0:
-            norm = np.minimum(norm, 1.0 / math.sqrt(-math.expm1(-2.0 * self.tilt * self.step)))
+        above = np.asarray(above, dtype=float)
+        if on_grid:
+            norm = _weight_norm(self.step, self.tilt, above)
+        else:
+            norm = np.sqrt(above)
+            if self.tilt > 0.0:
+                norm = np.minimum(norm, 1.0 / math.sqrt(-math.expm1(-2.0 * self.tilt * self.step)))
         with np.errstate(over="ignore"):
             return np.exp(np.minimum(self.log_scale - self.tilt * loss, 700.0)) * (
-                self.tail_mass + self.rounding * norm
+                self.tail_mass * _weight_cap(loss, self.top) + self.rounding * norm
             )
 
     def profile(self, eps: np.ndarray) -> np.ndarray:
@@ -452,6 +474,63 @@ def log_mgf(ld: LossDistribution, theta: np.ndarray) -> np.ndarray:
             ld.cache["tilts"] = ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
         return ld.cache["tilts"]
     return ld.log_mgf(theta * ld.step) + theta * ld.step * ld.offset
+
+
+def _weight_norm(step: float, tilt: float, above: np.ndarray) -> np.ndarray:
+    """An upper bound on ``‖w_ε e^{−θ(ℓ − g)}‖₂`` over the ``above`` grid points above a grid point ``g``,
+    for every ``ε`` in ``[g, g + step)`` (``θ = tilt``, ``h = step``).
+
+    The ``k``-th point above lies ``k h`` above ``g``, so its weight ``1 − e^{ε − ℓ}`` is at most
+    ``min(1, k h)`` and its tilt factor is ``r^{k/2}``, ``r = e^{−2θh}``: the squared norm is at most
+    ``Σ_{k=1}^{K} min(1, k h)² r^k``, bounded by the smallest of ``K``, ``r/(1 − r)`` (weights
+    bounded by 1: the bound used alone before), ``h² Σ_{k<=k₀} k² + (K − k₀)``
+    (``k₀ = min(K, ⌊1/h⌋)``) and ``h² r (1 + r)/(1 − r)³`` (``Σ k² r^k``). Where the composed loss
+    spans far less than 1 (a tiny ``eps0``) the weights, and with them the rounding term of the
+    slack, are that much smaller. Inflated by a relative ``1e-9`` for the rounding of the formulas.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import _weight_norm
+    >>> _weight_norm(1e-6, 0.0, np.array([0.0, 100.0, 1e8])).round(6).tolist()  # 0, ~h K^1.5/sqrt(3), < sqrt(K)
+    [0.0, 0.000582, 9966.610955]
+    """
+    k = np.asarray(above, dtype=float)
+    h = float(step)
+    k0 = np.minimum(k, math.floor(min(1.0 / h, 2.0**60)))
+    square = np.minimum(k, h * h * k0 * (k0 + 1.0) * (2.0 * k0 + 1.0) / 6.0 + (k - k0))
+    if tilt > 0.0:
+        one_minus_r = -math.expm1(-2.0 * tilt * h)
+        r = 1.0 - one_minus_r
+        square = np.minimum(square, r / one_minus_r)
+        square = np.minimum(square, h * h * r * (1.0 + r) / one_minus_r**3)
+    return np.sqrt(square * (1.0 + 1e-9))
+
+
+def _weight_cap(loss: np.ndarray | float, top: float) -> np.ndarray:
+    """The largest hockey-stick weight ``1 − e^{ε − ℓ}`` of a loss ``ℓ <= top`` at any ``ε >= loss``
+    (1 if ``top`` is infinite), inflated for rounding.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from shufflelib.composition.pld import _weight_cap
+    >>> _weight_cap(np.array([0.0, 1e-5]), 1e-5).round(12).tolist(), float(_weight_cap(0.0, np.inf))
+    ([9.99995e-06, 0.0], 1.0)
+    """
+    loss = np.asarray(loss, dtype=float)
+    if not math.isfinite(top):
+        return np.ones(loss.shape)
+    gap = np.maximum(top - loss + 1e-12 * (abs(top) + np.abs(loss)), 0.0)
+    return np.minimum(-np.expm1(-gap) * (1.0 + 1e-9), 1.0)
+
+
+def _top(ld: LossDistribution) -> float:
+    """An upper bound on every finite loss ``ld`` stands for: its ``top``, or for
+    a distribution without slack (a single round, all its mass on its grid) its last grid point."""
+    if math.isfinite(ld.top) or not ld.exact:
+        return ld.top
+    return (ld.offset + ld.mass.size - 1) * ld.step
 
 
 def _loss_error(loss: np.ndarray, magnitude: np.ndarray | float) -> np.ndarray:
@@ -834,25 +913,33 @@ def tilt_for(
     untilted = _untilted_slack(parts)
     if untilted <= 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
         return 0.0
-    return quantize_tilt(theta)
+    tilt = quantize_tilt(theta)
+    # A tilt shrinks the rounding term where δ is read, but its window leaves TILTED_TAIL out: where
+    # every weight is tiny (a tiny eps0) the untilted slack can be the smaller one.
+    if tilt > 0.0 and untilted <= predicted_slack(parts, tilt, eps):
+        return 0.0
+    return tilt
 
 
 def _untilted_slack(parts: Sequence[tuple[LossDistribution, int]]) -> float:
-    """The slack of ``compose(parts)`` untilted, at most (its window's length from the Chernoff bound)."""
+    """The slack of ``compose(parts)`` untilted, at most (its window's length from the Chernoff bound;
+    the weights' norm over that many grid points, ``_weight_norm``)."""
     lo, hi = _window(parts, WINDOW_TAIL)
     length = hi - lo + 1
     total = sum(count for _, count in parts)
     rounding = 5.0 * (total + 2 + len(parts)) * math.log2(max(length, 2)) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
-    return 2.0 * WINDOW_TAIL + rounding * math.sqrt(length)
+    norm = float(_weight_norm(parts[0][0].step, 0.0, np.array([float(length)]))[0])
+    return 2.0 * WINDOW_TAIL + rounding * norm
 
 
 def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, eps: float) -> float:
     """An upper bound on the slack at ``eps`` of ``compose(parts, tilt=tilt)`` (single rounds), without composing.
 
-    ``e^{K(θ) − θ ε} (2 · TILTED_TAIL + rounding · g)``: ``K`` the composed log-mgf, the rounding
-    budget of :func:`compose` at the longest FFT allowed, and ``g`` the bound on the weights'
-    norm of the distribution's slack (for ``θ = 0``: ``WINDOW_TAIL``, and the square root
-    of the longest FFT).
+    ``e^{K(θ) − θ ε} (2 · TILTED_TAIL · c + rounding · g)``: ``K`` the composed log-mgf, the rounding
+    budget of :func:`compose` at the longest FFT allowed, ``g`` the bound on the weights'
+    norm of the distribution's slack (``_weight_norm``) and ``c`` the largest weight of a loss
+    up to the composition's top (``_weight_cap``) (for ``θ = 0``: ``WINDOW_TAIL``, and the
+    norm over the longest FFT).
 
     Examples
     --------
@@ -867,11 +954,12 @@ def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, 
     rounding = 5.0 * (total + 2 + len(parts)) * math.log2(MAX_FFT_LENGTH) * _U + 2.0 * len(parts) * SPECTRUM_FLOOR
     step = parts[0][0].step
     if tilt <= 0.0:
-        return 2.0 * WINDOW_TAIL + rounding * math.sqrt(MAX_FFT_LENGTH)
+        return 2.0 * WINDOW_TAIL + rounding * float(_weight_norm(step, 0.0, np.array([float(MAX_FFT_LENGTH)]))[0])
     k = float(sum(count * log_mgf(ld, np.array([tilt]))[0] for ld, count in parts))
-    norm = min(math.sqrt(MAX_FFT_LENGTH), 1.0 / math.sqrt(-math.expm1(-2.0 * tilt * step)))
+    norm = float(_weight_norm(step, tilt, np.array([float(MAX_FFT_LENGTH)]))[0])
+    cap = float(_weight_cap(eps - step, sum(count * _top(ld) for ld, count in parts)))
     scale = k - tilt * eps
-    return math.inf if scale > 700.0 else math.exp(scale) * (2.0 * TILTED_TAIL + rounding * norm)
+    return math.inf if scale > 700.0 else math.exp(scale) * (2.0 * TILTED_TAIL * cap + rounding * norm)
 
 
 def quantize_tilt(theta: float) -> float:
@@ -1034,6 +1122,7 @@ def compose(
         max_loss=sum(count * ld.max_loss for ld, count in parts),
         log_scale=log_scale,
         tilt=tilt if shift > 0.0 else 0.0,
+        top=sum(count * _top(ld) for ld, count in parts),
     )
 
 
