@@ -127,7 +127,7 @@ class PersonalizedFamily(Family):
         }
         if values.get("compose") is not None:
             from ..composition import profile_model  # only a composed question loads composition
-            from ..composition.model import COSTLY_PROFILE_SECONDS
+            from ..composition.model import costly_profile_seconds
 
             # One round as a function of its top level (all levels scaled in proportion).
             top = population.eps_max
@@ -141,7 +141,7 @@ class PersonalizedFamily(Family):
                 lambda x, d: model.epsilon(at(x), d),
                 lambda e, d: model.max_eps0(population, e, d),
                 cap=lambda x: x if pure else None,
-                build_seconds=COSTLY_PROFILE_SECONDS,  # each profile point is a bound's own search
+                build_seconds=costly_profile_seconds(population.n),  # each profile point is a bound's own search
             )
             given = [values[arg.dest] for arg in question_inputs(question) if arg is not EPS0]
             x, y = (top, given[0]) if question.command != "eps0" else given

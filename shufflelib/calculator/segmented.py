@@ -189,7 +189,7 @@ class SegmentedFamily(Family):
     ) -> dict[str, Any]:
         """The composed answer: one round as a function of ``λ``, through its profile."""
         from ..composition import profile_model  # only a composed question loads composition
-        from ..composition.model import COSTLY_PROFILE_SECONDS
+        from ..composition.model import costly_profile_seconds
         from ..segmented.optimize import (
             COMPOSED_ENVELOPE_POINTS,
             COMPOSED_RESOLUTIONS,
@@ -211,7 +211,7 @@ class SegmentedFamily(Family):
                 lambda lam: curve(lam).delta,
                 lambda lam, delta: float(curve(lam).epsilon(delta)),
                 lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
-                build_seconds=COSTLY_PROFILE_SECONDS,  # each λ's profile is an exact item curve
+                build_seconds=costly_profile_seconds(n),  # each λ's profile is an exact item curve
             ),
             top=1.0,
         )

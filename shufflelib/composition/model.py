@@ -72,6 +72,7 @@ __all__ = [
     "COARSE",
     "COMPANION_REFINE",
     "COSTLY_PROFILE_SECONDS",
+    "costly_profile_seconds",
     "METER",
     "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
@@ -112,11 +113,29 @@ _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
 
 
 #: ``build_seconds`` of a profile model whose every point is a costly computation (the
-#: personalized bounds' and the segmented protocol's profiles): counted by :data:`METER` beside
-#: the build's output. A build of 128 points costs from about 0.01 s (the book's populations of
-#: 10^4 users: their ε₀ answers stay those of the clock's budget, every one exact) to 0.7 s (the
-#: printed personalized formula at 10^9 users, whose searches then run past 2 s).
+#: personalized bounds' and the segmented protocol's profiles) at up to 10^4 users: counted by
+#: :data:`METER` beside the build's output. A build of 128 points costs about 0.01 s for the
+#: book's populations of 10^4 users (their ε₀ answers stay those of the clock's budget, every one
+#: exact); see :func:`costly_profile_seconds` for larger populations.
 COSTLY_PROFILE_SECONDS = 0.03
+
+
+def costly_profile_seconds(n: int) -> float:
+    """``build_seconds`` of a costly profile model for ``n`` users (a fixed estimate, so that the
+    search's budget stays a count of work, not of time).
+
+    A build's cost grows with the population: :data:`COSTLY_PROFILE_SECONDS` up to 10^4 users,
+    times ``(n / 10^4)^(1/3)`` above (fitted to the personalized bounds' composed ε₀ questions:
+    a build of Liu et al.'s bound with randomized response costs about 0.8 s at 10^9 users,
+    where a flat 0.03 let the search run to 10 s; ``benchmarks/bench_corners.py``).
+
+    Examples
+    --------
+    >>> from shufflelib.composition.model import costly_profile_seconds
+    >>> costly_profile_seconds(10_000), round(costly_profile_seconds(10**9), 2)
+    (0.03, 1.39)
+    """
+    return COSTLY_PROFILE_SECONDS * max(1.0, n / 1e4) ** (1.0 / 3.0)
 
 
 class _OutOfTime(Exception):
