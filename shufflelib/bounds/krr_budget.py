@@ -28,7 +28,7 @@ __all__ = ["WORK_LIMIT", "WorkMeter", "worst_case_work"]
 WORK_LIMIT = 4.0
 
 
-#: Binary RR, the meter's rates (calibrated on one core, see :class:`_Meter`): seconds per call
+#: Binary RR, the meter's rates (calibrated on one core, see ``_Meter``): seconds per call
 #: of a table, per cell of a table or of a sum, per value of a binomial pmf or tail from scipy.
 _METER_CALL, _METER_CELL, _METER_SCIPY = 3e-4, 4e-9, 1.3e-7
 
@@ -39,7 +39,7 @@ class WorkMeter:
     Counted from the work done (each kind at a rate calibrated on one core), not read from a
     clock: a search that stops at a budget of these seconds stops at the same point on every
     machine and under any load, so its answers are reproducible. Subclasses name the kinds of
-    work (:class:`_Meter` here, the composed searches'
+    work (``_Meter`` here, the composed searches'
     :class:`~shufflelib.composition.model.CompositionMeter`).
 
     Examples

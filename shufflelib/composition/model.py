@@ -167,7 +167,7 @@ class CompositionMeter(WorkMeter):
         self.limit = math.inf
 
     def add(self, seconds: float) -> None:
-        """Count ``seconds``; raise the search's :class:`_OutOfTime` past ``limit``."""
+        """Count ``seconds``; raise the search's ``_OutOfTime`` past ``limit``."""
         super().add(seconds)
         if self.seconds > self.limit:
             raise _OutOfTime
@@ -882,7 +882,7 @@ def largest_composed(
 def _largest_composed(
     model: RoundModel, rounds: int, eps: float, delta: float, rtol: float, deadline: float, found: dict[str, float]
 ) -> float:
-    """The search of :func:`largest_composed` (it raises :class:`_OutOfTime` once :data:`METER` is past
+    """The search of :func:`largest_composed` (it raises ``_OutOfTime`` once :data:`METER` is past
     ``deadline``; ``found`` collects the largest certified and the smallest refused local parameter)."""
     eps = check_positive("eps", eps)
     delta = check_probability("delta", delta)
