@@ -125,9 +125,10 @@ def costly_profile_seconds(n: int) -> float:
     search's budget stays a count of work, not of time).
 
     A build's cost grows with the population: :data:`COSTLY_PROFILE_SECONDS` up to 10^4 users,
-    times ``(n / 10^4)^(1/3)`` above (fitted to the personalized bounds' composed ε₀ questions:
-    a build of Liu et al.'s bound with randomized response costs about 0.8 s at 10^9 users,
-    where a flat 0.03 let the search run to 10 s; ``benchmarks/bench_corners.py``).
+    times ``(n / 10^4)^(1/3)`` above. The growth is chosen, not fitted: one measurement at 10^9
+    users (Liu et al.'s bound with randomized response, ``benchmarks/bench_corners.py``: about
+    0.8 s per build, where a flat 0.03 let the search run to 10 s) puts the estimate there at
+    1.4 s, on the side of stopping earlier.
 
     Examples
     --------
