@@ -156,6 +156,14 @@ class PrivacyLoss:
         For a pair: whether a coarser grid builds it cheaper (a first stage of the ε₀ search), and
         whether its other side is built too, to bracket the composition (a clone-count mixture,
         built atom by atom, does neither).
+    pure
+        Whether one round is pure ``x``-DP at its parameter ``x`` (shuffled ``eps0``-LDP reports are
+        ``eps0``-DP): the composition caps ``T`` rounds at ``T · x``. False where the parameter is
+        no ε (the segmented protocol's reporting probability λ) or a local δ is positive.
+    top
+        The largest parameter ``largest`` returns (λ = 1), or ``None``: where ``largest`` returns
+        it, one round's ε there aims the first step of the composed search
+        (:func:`~shufflelib.composition.model.largest_composed`).
 
     Examples
     --------
@@ -176,6 +184,8 @@ class PrivacyLoss:
     alternative: PrivacyLoss | None = None
     coarse: bool = True
     bracket: bool = True
+    pure: bool = True
+    top: float | None = None
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:
