@@ -60,6 +60,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 
+from ._docstrings import fill_doc
 from ._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -208,6 +209,7 @@ class LocalRandomizer(LocalPrivacyDescription):
     def _blanket_sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """Draw ``size`` samples from ``omega``."""
 
+    @fill_doc
     def randomize(self, x: object, rng: np.random.Generator) -> np.ndarray:
         """Apply the randomizer independently to every user's input.
 
@@ -215,8 +217,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         ----------
         x
             1-D array of inputs, each in :attr:`domain`.
-        rng
-            The only source of randomness.
+        %(rng)s
 
         Returns
         -------
