@@ -589,6 +589,25 @@ def profile_model(
     )
 
 
+def _tighter(
+    question: Callable[[RoundModel, float, int, float], dict[str, object]],
+    key: str,
+    model: RoundModel,
+    x: float,
+    rounds: int,
+    given: float,
+) -> dict[str, object]:
+    """The record of ``question`` (:func:`composed_epsilon` or :func:`composed_delta`) for ``model``
+    and for its alternative, whichever answers the smaller ``key``; the model's own where the
+    alternative does not apply."""
+    first = question(replace(model, alternative=None), x, rounds, given)
+    try:
+        second = question(model.alternative, x, rounds, given)
+    except NotApplicableError:
+        return first
+    return first if first[key] <= second[key] else second
+
+
 def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
     """ε of ``rounds`` rounds at ``delta``: PLD composition, with the three baselines beside it.
 
@@ -614,12 +633,7 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     """
     delta = check_probability("delta", delta)
     if model.alternative is not None:
-        first = composed_epsilon(replace(model, alternative=None), x, rounds, delta)
-        try:
-            second = composed_epsilon(model.alternative, x, rounds, delta)
-        except NotApplicableError:
-            return first
-        return first if first["eps"] <= second["eps"] else second
+        return _tighter(composed_epsilon, "eps", model, x, rounds, delta)
     single, curve = model.fitted(x, rounds, delta=delta, bracket=True)
     cache: dict[float, float] = {}
 
@@ -672,12 +686,7 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     (True, 'pld')
     """
     if model.alternative is not None:
-        first = composed_delta(replace(model, alternative=None), x, rounds, eps)
-        try:
-            second = composed_delta(model.alternative, x, rounds, eps)
-        except NotApplicableError:
-            return first
-        return first if first["delta"] <= second["delta"] else second
+        return _tighter(composed_delta, "delta", model, x, rounds, eps)
     single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
     rdp = rdp_delta(single, rounds, eps) if curve.upper else math.inf
