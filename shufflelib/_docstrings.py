@@ -58,6 +58,13 @@ docdict: dict[str, str] = {
     "decay": "a\n    Decay rate, > 0.",
     "dummies": "dummies\n    Number ``k`` of dummy reports (an integer >= 0).",
     "local_mechanism": "mechanism\n    The local randomizer family.",
+    "eps0_finite": "eps0\n    Local privacy parameter, a finite number > 0.",
+    "eps0_krr": "eps0\n    Local privacy parameter of the k-RR, > 0.",
+    "broadcast_params": "params\n    The broadcast parameters.",
+    "eps_values": "eps\n    Central ε values (>= 0).",
+    "law_mean": "mean\n    ``E[N − 1]``, a finite number >= 0.",
+    "repetitions": "size\n    Number of repetitions, an integer >= 1.",
+    "outcomes": "i\n    Integer(s) >= 0.",
 }
 
 _PLACEHOLDERS = re.compile(r"^(?P<indent>[ \t]*)(?P<names>%\(\w+\)s(?:[ \t]+%\(\w+\)s)*)[ \t]*$", re.MULTILINE)

@@ -113,9 +113,7 @@ def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndar
     counts
         Reported counts per value, shape ``(k,)`` or ``(repetitions, k)``; non-negative
         integers, each row summing to ``n``.
-    %(n)s %(k_domain)s
-    eps0
-        Local privacy parameter of the k-RR, > 0.
+    %(n)s %(k_domain)s %(eps0_krr)s
 
     Returns
     -------
@@ -151,9 +149,7 @@ def frequency_variance(freqs: object, n: int, k: int, eps0: float) -> np.ndarray
     freqs
         True frequencies, shape ``(k,)`` or ``(repetitions, k)``, entries in ``[0, 1]``
         and rows summing to 1 (within 1e-9).
-    %(n)s %(k_domain)s
-    eps0
-        Local privacy parameter of the k-RR, > 0.
+    %(n)s %(k_domain)s %(eps0_krr)s
 
     Returns
     -------

@@ -284,6 +284,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         return arr.astype(np.int64) if domain.discrete else arr
 
 
+@fill_doc
 class KRandomizedResponse(LocalRandomizer):
     """k-ary randomized response (k-RR): report the truth w.p. ``e^eps0 / (e^eps0 + k - 1)``.
 
@@ -295,8 +296,7 @@ class KRandomizedResponse(LocalRandomizer):
     ----------
     k
         Domain size, an integer >= 2; inputs and outputs are ``0, ..., k-1``.
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------
@@ -362,6 +362,7 @@ class KRandomizedResponse(LocalRandomizer):
         return f"{type(self).__name__}(k={self._k!r}, eps0={self.eps0!r})"
 
 
+@fill_doc
 class BinaryRandomizedResponse(KRandomizedResponse):
     """Binary randomized response: keep the bit w.p. ``e^eps0 / (e^eps0 + 1)``, else flip it.
 
@@ -370,8 +371,7 @@ class BinaryRandomizedResponse(KRandomizedResponse):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------
@@ -394,6 +394,7 @@ class BinaryRandomizedResponse(KRandomizedResponse):
         return f"{type(self).__name__}(eps0={self.eps0!r})"
 
 
+@fill_doc
 class BoundedLaplace(LocalRandomizer):
     """Laplace mechanism on ``[low, high]``: ``y = x + Lap((high - low) / eps0)``, unclipped.
 
@@ -405,8 +406,7 @@ class BoundedLaplace(LocalRandomizer):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
     low, high
         Input domain, finite with ``low < high``.
 
@@ -480,6 +480,7 @@ class BoundedLaplace(LocalRandomizer):
         return f"{type(self).__name__}(eps0={self.eps0!r}, low={self._low!r}, high={self._high!r})"
 
 
+@fill_doc
 class GenericLDP(LocalPrivacyDescription):
     """An arbitrary ``eps0``-LDP randomizer, known only through ``eps0`` (not samplable).
 
@@ -501,8 +502,7 @@ class GenericLDP(LocalPrivacyDescription):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------

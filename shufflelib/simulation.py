@@ -45,10 +45,7 @@ def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, r
     ----------
     true_count
         Number ``c`` of users holding 1, an integer in ``[0, n]``.
-    %(n)s %(eps0)s
-    size
-        Number of repetitions, an integer >= 1.
-    %(rng)s
+    %(n)s %(eps0)s %(repetitions)s %(rng)s
 
     Returns
     -------
@@ -82,10 +79,7 @@ def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np
     true_counts
         1-D array of ``k >= 2`` non-negative integers: how many users hold each value
         (``n = sum(true_counts)`` must be >= 2).
-    %(eps0)s
-    size
-        Number of repetitions, an integer >= 1.
-    %(rng)s
+    %(eps0)s %(repetitions)s %(rng)s
 
     Returns
     -------

@@ -255,6 +255,7 @@ def privacy_certificate(params: CountingParams) -> Certificate:
     )
 
 
+@fill_doc
 def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     """``ln R(i)`` of the direction-2 reduction, evaluated directly at integers ``i >= 0``.
 
@@ -266,8 +267,7 @@ def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     ----------
     params
         The protocol's parameters (``lam > 0``).
-    i
-        Integer(s) >= 0.
+    %(outcomes)s
 
     Returns
     -------
@@ -307,9 +307,7 @@ def lemma10_log_margin(params: CountingParams, i: object) -> np.ndarray:
 
     Parameters
     ----------
-    %(params)s
-    i
-        Integer(s) >= 0.
+    %(params)s %(outcomes)s
 
     Returns
     -------

@@ -169,9 +169,7 @@ def randomize_users(
         ``(n, s)`` array of item ids in ``0..d − 1`` (distinct within a row).
     levels
         Level index of each user.
-    params
-        The broadcast parameters.
-    %(d)s %(rng)s
+    %(broadcast_params)s %(d)s %(rng)s
 
     Returns
     -------
@@ -224,9 +222,7 @@ def estimate_frequencies(counts: object, n: int, params: SegmentedParameters, le
     ----------
     counts
         Item counts ``C`` of the shuffled messages: shape ``(d,)`` or ``(runs, d)``.
-    %(n_users)s
-    params
-        The broadcast parameters.
+    %(n_users)s %(broadcast_params)s
     level_counts
         The server's level histogram ``n̂`` (exact or noisy), one entry per level.
 
@@ -272,9 +268,7 @@ def simulate_counts(
         ``(runs, K, d)`` for one dataset per run.
     n
         Number of users (all levels), an integer >= 1.
-    params
-        The broadcast parameters.
-    %(rng)s
+    %(broadcast_params)s %(rng)s
     size
         Number of runs for 2-D ``holders`` (default: one run, result of shape ``(d,)``).
 
@@ -381,9 +375,7 @@ def expected_mse(level_counts: object, params: SegmentedParameters, d: int, s: i
     ----------
     level_counts
         Users per level (exact).
-    params
-        The broadcast parameters.
-    %(d)s %(s)s
+    %(broadcast_params)s %(d)s %(s)s
     sum_sq
         ``Σ_j w_j^2`` of the population item frequencies, in ``[0, s]``.
 
