@@ -28,7 +28,7 @@ reads nothing else of the bound (no test of its class). The route follows:
   for an upper bound only (``erlingsson``, ``blanket-*``, ``clones-closed``, ``variation-ratio``,
   ``exact-krr`` within its search, the other population bounds, the personalized bounds in their
   top level and the segmented ones in their reporting probability λ, neither capped by pure DP
-  where their :attr:`~shufflelib.bounds.privacy_loss.PrivacyLoss.pure` is false).
+  where their ``PrivacyLoss.pure`` is false).
 
 A bound the library knows may be unsound stays so when composed: the composition is a valid
 bound only if the round's bound is (the calculator keeps the warning).
@@ -363,7 +363,7 @@ def loss_model(loss: PrivacyLoss) -> RoundModel:
     A pair composes with its companion (the bracket) unless ``loss.bracket`` is false; a profile
     through :func:`~shufflelib.composition.model.profile_model`; ``loss.alternative``, if any, is the
     model's alternative. A round is ``eps0``-DP (the cap) if ``loss.pure``; ``loss.top`` is the
-    model's :attr:`~shufflelib.composition.model.RoundModel.top`. A lower bound given by a profile
+    model's ``top``. A lower bound given by a profile
     is refused (:func:`route`).
 
     Examples

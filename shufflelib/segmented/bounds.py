@@ -173,7 +173,7 @@ class SegmentedThm3(SegmentedBound):
 class SegmentedExact(SegmentedBound):
     """The exact single-item curve (total message count included), then group privacy.
 
-    Its :meth:`soundness` is always ``None``: the exact item curve (rounded up) and group privacy
+    Its :meth:`~SegmentedBound.soundness` is always ``None``: the exact item curve (rounded up) and group privacy
     are valid.
 
     Examples
