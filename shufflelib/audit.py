@@ -37,6 +37,7 @@ import numpy as np
 from scipy.stats import beta
 from tqdm.auto import tqdm
 
+from ._docstrings import fill_doc
 from ._validation import (
     check_array,
     check_generator,
@@ -301,6 +302,7 @@ def clopper_pearson(k: int, m: int, level: float = 0.95) -> tuple[float, float]:
     return lo, hi
 
 
+@fill_doc
 def shuffled_rr_sampler(n: int, eps0: float, others_ones: int) -> SampleFn:
     """Sampler of the shuffled count of 1s of binary randomized response.
 
@@ -313,8 +315,7 @@ def shuffled_rr_sampler(n: int, eps0: float, others_ones: int) -> SampleFn:
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 2.
+    %(n)s
     eps0
         Local privacy parameter of binary randomized response, > 0.
     others_ones

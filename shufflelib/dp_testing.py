@@ -24,6 +24,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
+from ._docstrings import fill_doc
 from ._validation import check_array, check_in_range, check_int, check_positive
 
 __all__ = ["epsilon_from_rates", "shuffled_rr_count_pmfs", "threshold_test_rates"]
@@ -74,6 +75,7 @@ def epsilon_from_rates(tpr: float | np.ndarray, fpr: float | np.ndarray, delta: 
     return float(eps) if scalar else eps
 
 
+@fill_doc
 def shuffled_rr_count_pmfs(n: int, eps0: float, others_ones: int) -> tuple[np.ndarray, np.ndarray]:
     """Exact laws of the shuffled count of 1s of binary randomized response on two neighbours.
 
@@ -88,8 +90,7 @@ def shuffled_rr_count_pmfs(n: int, eps0: float, others_ones: int) -> tuple[np.nd
     ----------
     n
         Number of users, an integer in ``[2, 10**6]``.
-    eps0
-        Local privacy parameter, > 0.
+    %(eps0)s
     others_ones
         Number of users other than user 1 holding 1, in ``[0, n − 1]``.
 

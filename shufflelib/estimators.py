@@ -25,6 +25,7 @@ import math
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from ._validation import check_array, check_eps0, check_int, check_n
 from .randomizers import KRandomizedResponse
 
@@ -38,6 +39,7 @@ def _scalar_or_array(values: np.ndarray) -> float | np.ndarray:
     return float(values) if values.ndim == 0 else values
 
 
+@fill_doc
 def estimate_count(ones: object, n: int, eps0: float) -> float | np.ndarray:
     """Unbiased estimate of how many of ``n`` users hold 1, from the reported ones under binary RR.
 
@@ -45,8 +47,7 @@ def estimate_count(ones: object, n: int, eps0: float) -> float | np.ndarray:
     ----------
     ones
         Number(s) of reported ones, integers in ``[0, n]`` (any shape, e.g. one per repetition).
-    n
-        Number of users, an integer >= 2.
+    %(n)s
     eps0
         Local privacy parameter of the binary randomized response, > 0.
 
@@ -68,6 +69,7 @@ def estimate_count(ones: object, n: int, eps0: float) -> float | np.ndarray:
     return _scalar_or_array((ones - n * rr.other_probability) / math.tanh(eps0 / 2))
 
 
+@fill_doc
 def count_variance(true_count: object, n: int, eps0: float) -> float | np.ndarray:
     """Exact variance of :func:`estimate_count`: ``n p (1-p) / (2p-1)^2``, whatever the true count.
 
@@ -76,10 +78,7 @@ def count_variance(true_count: object, n: int, eps0: float) -> float | np.ndarra
     true_count
         Number(s) of users holding 1, integers in ``[0, n]`` (the variance does not depend on it,
         but it is validated and sets the output shape).
-    n
-        Number of users, an integer >= 2.
-    eps0
-        Local privacy parameter, > 0.
+    %(n)s %(eps0)s
 
     Returns
     -------
@@ -105,6 +104,7 @@ def _check_last_axis(name: str, arr: np.ndarray, k: int) -> None:
         raise ValueError(f"{name} must have k={k} entries along its last axis, got shape {arr.shape}")
 
 
+@fill_doc
 def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndarray:
     """Unbiased frequency estimates from a shuffled k-RR histogram; each row sums to 1.
 
@@ -113,12 +113,7 @@ def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndar
     counts
         Reported counts per value, shape ``(k,)`` or ``(repetitions, k)``; non-negative
         integers, each row summing to ``n``.
-    n
-        Number of users, an integer >= 2.
-    k
-        Domain size, an integer >= 2.
-    eps0
-        Local privacy parameter of the k-RR, > 0.
+    %(n)s %(k_domain)s %(eps0_krr)s
 
     Returns
     -------
@@ -145,6 +140,7 @@ def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndar
     return (arr / n - q) / (-math.expm1(-eps0) * p)
 
 
+@fill_doc
 def frequency_variance(freqs: object, n: int, k: int, eps0: float) -> np.ndarray:
     """Exact per-coordinate variance of :func:`estimate_frequencies` at true frequencies ``freqs``.
 
@@ -153,12 +149,7 @@ def frequency_variance(freqs: object, n: int, k: int, eps0: float) -> np.ndarray
     freqs
         True frequencies, shape ``(k,)`` or ``(repetitions, k)``, entries in ``[0, 1]``
         and rows summing to 1 (within 1e-9).
-    n
-        Number of users, an integer >= 2.
-    k
-        Domain size, an integer >= 2.
-    eps0
-        Local privacy parameter of the k-RR, > 0.
+    %(n)s %(k_domain)s %(eps0_krr)s
 
     Returns
     -------

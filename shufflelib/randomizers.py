@@ -60,6 +60,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 
+from ._docstrings import fill_doc
 from ._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -208,6 +209,7 @@ class LocalRandomizer(LocalPrivacyDescription):
     def _blanket_sample(self, size: int, rng: np.random.Generator) -> np.ndarray:
         """Draw ``size`` samples from ``omega``."""
 
+    @fill_doc
     def randomize(self, x: object, rng: np.random.Generator) -> np.ndarray:
         """Apply the randomizer independently to every user's input.
 
@@ -215,8 +217,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         ----------
         x
             1-D array of inputs, each in :attr:`domain`.
-        rng
-            The only source of randomness.
+        %(rng)s
 
         Returns
         -------
@@ -283,6 +284,7 @@ class LocalRandomizer(LocalPrivacyDescription):
         return arr.astype(np.int64) if domain.discrete else arr
 
 
+@fill_doc
 class KRandomizedResponse(LocalRandomizer):
     """k-ary randomized response (k-RR): report the truth w.p. ``e^eps0 / (e^eps0 + k - 1)``.
 
@@ -294,8 +296,7 @@ class KRandomizedResponse(LocalRandomizer):
     ----------
     k
         Domain size, an integer >= 2; inputs and outputs are ``0, ..., k-1``.
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------
@@ -361,6 +362,7 @@ class KRandomizedResponse(LocalRandomizer):
         return f"{type(self).__name__}(k={self._k!r}, eps0={self.eps0!r})"
 
 
+@fill_doc
 class BinaryRandomizedResponse(KRandomizedResponse):
     """Binary randomized response: keep the bit w.p. ``e^eps0 / (e^eps0 + 1)``, else flip it.
 
@@ -369,8 +371,7 @@ class BinaryRandomizedResponse(KRandomizedResponse):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------
@@ -393,6 +394,7 @@ class BinaryRandomizedResponse(KRandomizedResponse):
         return f"{type(self).__name__}(eps0={self.eps0!r})"
 
 
+@fill_doc
 class BoundedLaplace(LocalRandomizer):
     """Laplace mechanism on ``[low, high]``: ``y = x + Lap((high - low) / eps0)``, unclipped.
 
@@ -404,8 +406,7 @@ class BoundedLaplace(LocalRandomizer):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
     low, high
         Input domain, finite with ``low < high``.
 
@@ -479,6 +480,7 @@ class BoundedLaplace(LocalRandomizer):
         return f"{type(self).__name__}(eps0={self.eps0!r}, low={self._low!r}, high={self._high!r})"
 
 
+@fill_doc
 class GenericLDP(LocalPrivacyDescription):
     """An arbitrary ``eps0``-LDP randomizer, known only through ``eps0`` (not samplable).
 
@@ -500,8 +502,7 @@ class GenericLDP(LocalPrivacyDescription):
 
     Parameters
     ----------
-    eps0
-        Local privacy parameter, a finite number > 0.
+    %(eps0_finite)s
 
     Examples
     --------

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from ._validation import check_array, check_generator, check_int
 
 __all__ = ["shuffle", "histogram"]
 
 
+@fill_doc
 def shuffle(messages: object, rng: np.random.Generator) -> np.ndarray:
     """Return the messages in a uniformly random order.
 
@@ -24,8 +26,7 @@ def shuffle(messages: object, rng: np.random.Generator) -> np.ndarray:
     messages
         1-D array (one message per user) or 2-D array (one row per user; rows are
         permuted, each row kept intact). The dtype is preserved.
-    rng
-        The only source of randomness.
+    %(rng)s
 
     Returns
     -------

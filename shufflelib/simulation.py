@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._docstrings import fill_doc
 from ._validation import (
     SIZE_MAX,
     check_array,
@@ -36,6 +37,7 @@ from .shuffler import shuffle
 __all__ = ["simulate_binary_rr_counts", "simulate_krr_histograms", "simulate_messages"]
 
 
+@fill_doc
 def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draw the number of reported ones in ``size`` independent runs of shuffled binary RR.
 
@@ -43,14 +45,7 @@ def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, r
     ----------
     true_count
         Number ``c`` of users holding 1, an integer in ``[0, n]``.
-    n
-        Number of users, an integer >= 2.
-    eps0
-        Local privacy parameter, > 0.
-    size
-        Number of repetitions, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(n)s %(eps0)s %(repetitions)s %(rng)s
 
     Returns
     -------
@@ -75,6 +70,7 @@ def simulate_binary_rr_counts(true_count: int, n: int, eps0: float, size: int, r
     return (kept + flipped).astype(np.int64)
 
 
+@fill_doc
 def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draw ``size`` independent shuffled k-RR histograms.
 
@@ -83,12 +79,7 @@ def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np
     true_counts
         1-D array of ``k >= 2`` non-negative integers: how many users hold each value
         (``n = sum(true_counts)`` must be >= 2).
-    eps0
-        Local privacy parameter, > 0.
-    size
-        Number of repetitions, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(eps0)s %(repetitions)s %(rng)s
 
     Returns
     -------
@@ -118,6 +109,7 @@ def simulate_krr_histograms(true_counts: object, eps0: float, size: int, rng: np
     return (counts - blanket + uniform).astype(np.int64)
 
 
+@fill_doc
 def simulate_messages(randomizer: LocalRandomizer, x: object, rng: np.random.Generator) -> np.ndarray:
     """Message-level simulation: every user randomizes their input, then the messages are shuffled.
 
@@ -127,8 +119,7 @@ def simulate_messages(randomizer: LocalRandomizer, x: object, rng: np.random.Gen
         A concrete :class:`~shufflelib.randomizers.LocalRandomizer`.
     x
         1-D array of the users' inputs, in ``randomizer.domain``.
-    rng
-        The only source of randomness.
+    %(rng)s
 
     Returns
     -------

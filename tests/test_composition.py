@@ -14,10 +14,11 @@ from shufflelib.bounds import ClonesNumerical, StrongerClones, TwoPairKRRLowerBo
 from shufflelib.composition import (
     MAX_ROUNDS,
     Round,
+    bound_model,
     compare_composition,
     compose_bound,
     compose_rounds,
-    max_eps0_composed,
+    largest_composed,
 )
 from shufflelib.composition.baselines import rdp_epsilon
 from shufflelib.composition.pld import SPECTRUM_FLOOR, LossDistribution, _power, compose, from_log_pmfs, window_tail
@@ -194,7 +195,7 @@ def test_heterogeneous_rounds_sit_between_the_homogeneous_ones():
 
 
 def test_largest_eps0_per_round_reaches_the_target():
-    eps0 = max_eps0_composed(SC, 10_000, 1.0, 1e-6, rounds=20)
+    eps0 = largest_composed(bound_model(SC, 10_000), 20, 1.0, 1e-6)
     assert compose_bound(SC, 10_000, eps0, 20).epsilon(1e-6) <= 1.0
     assert compose_bound(SC, 10_000, eps0 * 1.01, 20).epsilon(1e-6) > 1.0
     assert eps0 < SC.max_eps0(10_000, 1.0, 1e-6)
@@ -228,7 +229,7 @@ def test_bad_plans_name_the_entry(plan, named):
 @pytest.mark.parametrize("rtol", [0.0, -1e-3, 1.0, float("nan")])
 def test_bad_rtol_of_the_eps0_question_is_rejected(rtol):
     with pytest.raises(ValueError, match="rtol"):
-        max_eps0_composed(SC, 1_000, 1.0, 1e-6, 3, rtol=rtol)
+        largest_composed(bound_model(SC, 1_000), 3, 1.0, 1e-6, rtol=rtol)
 
 
 def test_non_composable_bounds_and_mixed_kinds_are_rejected():

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from .._docstrings import fill_doc
 from .._lazy import lazy_getattr
 
 if TYPE_CHECKING:  # pragma: no cover - imported lazily at run time (see _WHERE)
@@ -89,6 +90,7 @@ class _Registry(Mapping[str, "type[AmplificationBound]"]):
 BOUNDS: Mapping[str, type[AmplificationBound]] = _Registry()
 
 
+@fill_doc
 def get_bound(name: str, mechanism: str = "generic", k: int | None = None) -> AmplificationBound:
     """Return the bound registered as ``name`` for the given mechanism family.
 
@@ -98,8 +100,7 @@ def get_bound(name: str, mechanism: str = "generic", k: int | None = None) -> Am
         One of the keys of :data:`BOUNDS`.
     mechanism
         ``"generic"``, ``"laplace"`` or ``"krr"`` (each bound accepts the families it covers).
-    k
-        Domain size for ``mechanism="krr"``.
+    %(k_blanket)s
 
     Examples
     --------

@@ -37,6 +37,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._roots import first_true, largest_reaching
 from .._validation import (
     EPS0_LIMIT,
@@ -211,17 +212,13 @@ class AmplificationBound(ABC):
         return min(max(d, 0.0), 1.0)
 
     # ------------------------------------------------------------ public API
+    @fill_doc
     def delta(self, n: int, eps0: float, eps: float) -> float:
         """Central δ of ``n`` shuffled ``eps0``-LDP reports at central ``eps`` (rounded up).
 
         Parameters
         ----------
-        n
-            Number of users, an integer >= 2.
-        eps0
-            Local privacy parameter, > 0.
-        eps
-            Central ε, >= 0.
+        %(n)s %(eps0)s %(eps)s
 
         Returns
         -------
@@ -257,17 +254,13 @@ class AmplificationBound(ABC):
         closed = type(self)._delta is AmplificationBound._delta
         return eps * (1.0 + 2e-15) if closed and self.upper else eps
 
+    @fill_doc
     def epsilon(self, n: int, eps0: float, delta: float) -> float:
         """Central ε of ``n`` shuffled ``eps0``-LDP reports at central ``delta`` (rounded up).
 
         Parameters
         ----------
-        n
-            Number of users, an integer >= 2.
-        eps0
-            Local privacy parameter, > 0.
-        delta
-            Central δ, in (0, 1).
+        %(n)s %(eps0)s %(delta)s
 
         Returns
         -------
@@ -287,13 +280,13 @@ class AmplificationBound(ABC):
             raise RuntimeError(f"{self.name}: epsilon evaluated to NaN{self._at(n)}, eps0={eps0}, delta={delta}")
         return max(eps, 0.0)
 
+    @fill_doc
     def max_eps0(self, n: int, eps: float, delta: float) -> float:
         """Largest ``eps0`` for which the bound certifies ``(eps, delta)``-DP (rounded down).
 
         Parameters
         ----------
-        n
-            Number of users, an integer >= 2.
+        %(n)s
         eps
             Target central ε, > 0.
         delta

@@ -83,6 +83,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
+from .._docstrings import fill_doc
 from ..randomizers import BoundedLaplace, GenericLDP, KRandomizedResponse, RandomizerFamily
 from .base import DELTA_FLOOR, AmplificationBound
 
@@ -327,6 +328,7 @@ class _PrivacyBlanketBound(AmplificationBound):
         return max(math.exp(log_delta), DELTA_FLOOR)
 
 
+@fill_doc
 class BlanketHoeffding(_PrivacyBlanketBound):
     """Privacy blanket bound with Hoeffding's inequality (Balle et al. 2019).
 
@@ -334,10 +336,7 @@ class BlanketHoeffding(_PrivacyBlanketBound):
 
     Parameters
     ----------
-    mechanism
-        ``"generic"``, ``"laplace"`` or ``"krr"``.
-    k
-        Domain size for ``mechanism="krr"``.
+    %(mechanism_blanket)s %(k_blanket)s
 
     Examples
     --------
@@ -353,6 +352,7 @@ class BlanketHoeffding(_PrivacyBlanketBound):
     _tail = staticmethod(_hoeffding_tail)
 
 
+@fill_doc
 class BlanketBennett(_PrivacyBlanketBound):
     """Privacy blanket bound with Bennett's inequality (Balle et al. 2019).
 
@@ -362,10 +362,7 @@ class BlanketBennett(_PrivacyBlanketBound):
 
     Parameters
     ----------
-    mechanism
-        ``"generic"``, ``"laplace"`` or ``"krr"``.
-    k
-        Domain size for ``mechanism="krr"``.
+    %(mechanism_blanket)s %(k_blanket)s
 
     Examples
     --------

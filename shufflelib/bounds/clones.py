@@ -52,6 +52,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
+from .._docstrings import fill_doc
 from .._validation import check_int, check_positive, check_probability
 from ..curves import invert_profile
 from .base import AmplificationBound, NotApplicableError, ProfileBound
@@ -194,6 +195,7 @@ def _log_or_floor(x: float) -> float:  # read by bounds/exact.py
     return math.log(x) if x > 0 else -1e300
 
 
+@fill_doc
 class ClonesNumerical(ClonePairBound):
     """Feldman–McMillan–Talwar (2021), numerical bound: exact δ of the clone pair.
 
@@ -202,10 +204,7 @@ class ClonesNumerical(ClonePairBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"generic"``.
-    k
-        Not used (must be ``None``).
+    %(mechanism_generic)s %(k_unused)s
 
     Examples
     --------
@@ -252,6 +251,7 @@ def fmt_epsilon(eps0: object, delta: float, n: object) -> np.ndarray:
     return np.log1p(np.tanh(eps0 / 2.0) * inner)
 
 
+@fill_doc
 class ClonesClosedForm(AmplificationBound):
     """Feldman–McMillan–Talwar (2021), Theorem 3.1 (closed form).
 
@@ -265,10 +265,7 @@ class ClonesClosedForm(AmplificationBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"generic"``.
-    k
-        Not used (must be ``None``).
+    %(mechanism_generic)s %(k_unused)s
 
     Examples
     --------

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._docstrings import fill_doc
 from .._validation import check_int, check_positive, check_probability
 from . import get_bound
 from .base import NotApplicableError
@@ -70,6 +71,7 @@ def label(name: str, mechanism: str = "generic") -> str:
     raise ValueError(f"no standard comparison entry for bound {name!r} with mechanism {mechanism!r}")
 
 
+@fill_doc
 def compare_epsilons(
     n: int, eps0: float, delta: float, specs: tuple[BoundSpec, ...] = STANDARD_SPECS
 ) -> dict[str, float | None]:
@@ -77,12 +79,7 @@ def compare_epsilons(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 2.
-    eps0
-        Local privacy parameter, > 0.
-    delta
-        Central δ, in (0, 1).
+    %(n)s %(eps0)s %(delta)s
     specs
         The bounds to evaluate (default :data:`STANDARD_SPECS`).
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 
+from .._docstrings import fill_doc
 from .base import DELTA_FLOOR, AmplificationBound
 
 __all__ = ["ErlingssonBound"]
@@ -40,6 +41,7 @@ __all__ = ["ErlingssonBound"]
 _ROUNDING = 1e-12
 
 
+@fill_doc
 class ErlingssonBound(AmplificationBound):
     """Erlingsson et al. (2019): ``eps = 12 eps0 sqrt(log(1/delta) / n)``.
 
@@ -54,8 +56,7 @@ class ErlingssonBound(AmplificationBound):
     ----------
     mechanism
         Only ``"generic"`` (the theorem does not use the randomizer's shape).
-    k
-        Not used (must be ``None``).
+    %(k_unused)s
 
     Examples
     --------

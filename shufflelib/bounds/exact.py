@@ -55,6 +55,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._binomial import binom
+from .._docstrings import fill_doc
 from .._roots import last_true
 from .._validation import check_choice
 from ..curves import ProfileCurve
@@ -208,6 +209,7 @@ def spread_delta(n: int, k: int, eps0: float, eps: np.ndarray) -> np.ndarray:
     return scaled_sum(np.maximum(value - err, 0.0), log_denominator, pmf / n)
 
 
+@fill_doc
 class TwoPairKRRLowerBound(ProfileBound):
     """δ of shuffled k-RR on two explicit pairs of neighbouring datasets: a *lower* bound on the worst case.
 
@@ -221,10 +223,7 @@ class TwoPairKRRLowerBound(ProfileBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"krr"``.
-    k
-        Domain size (an integer >= 2).
+    %(mechanism_krr)s %(k_krr)s
 
     Notes
     -----
@@ -415,6 +414,7 @@ def _worst_delta(n: int, k: int, eps0: float, eps: float, limit: float) -> Worst
     return worst_case_delta(n, k, eps0, [eps], limit)
 
 
+@fill_doc
 class ExactKRR(AmplificationBound):
     """The exact worst case of shuffled k-RR over **all** pairs of neighbouring datasets.
 
@@ -432,10 +432,7 @@ class ExactKRR(AmplificationBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"krr"``.
-    k
-        Domain size (an integer >= 2).
+    %(mechanism_krr)s %(k_krr)s
     work_limit
         Budget of one answer, in estimated seconds of search (default
         :data:`~shufflelib.bounds.krr_budget.WORK_LIMIT`).

@@ -44,10 +44,46 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMS", "PrivacyLoss", "ClonePairLoss", "ExplicitPairLoss", "CloneCountLoss", "clone_loss_scale"]
+__all__ = [
+    "FORMS",
+    "COSTLY_PROFILE_SECONDS",
+    "PrivacyLoss",
+    "costly_profile_seconds",
+    "ClonePairLoss",
+    "ExplicitPairLoss",
+    "CloneCountLoss",
+    "clone_loss_scale",
+]
 
 #: The two forms of a privacy loss.
 FORMS = ("pair", "profile")
+
+
+#: ``build_seconds`` of a privacy loss whose every point is a costly computation (the
+#: personalized bounds' and the segmented protocol's profiles) at up to 10^4 users: counted by
+#: :data:`~shufflelib.composition.model.METER` beside the build's output. A build of 128 points
+#: costs about 0.01 s for the book's populations of 10^4 users (their ε₀ answers stay those of
+#: the clock's budget, every one exact); see :func:`costly_profile_seconds` for larger populations.
+COSTLY_PROFILE_SECONDS = 0.03
+
+
+def costly_profile_seconds(n: int) -> float:
+    """``build_seconds`` of a costly profile for ``n`` users (a fixed estimate, so that the
+    search's budget stays a count of work, not of time).
+
+    A build's cost grows with the population: :data:`COSTLY_PROFILE_SECONDS` up to 10^4 users,
+    times ``(n / 10^4)^(1/3)`` above. The growth is chosen, not fitted: one measurement at 10^9
+    users (Liu et al.'s bound with randomized response, ``benchmarks/bench_corners.py``: about
+    0.8 s per build, where a flat 0.03 let the search run to 10 s) puts the estimate there at
+    1.4 s, on the side of stopping earlier.
+
+    Examples
+    --------
+    >>> from shufflelib.bounds.privacy_loss import costly_profile_seconds
+    >>> costly_profile_seconds(10_000), round(costly_profile_seconds(10**9), 2)
+    (0.03, 1.39)
+    """
+    return COSTLY_PROFILE_SECONDS * max(1.0, n / 1e4) ** (1.0 / 3.0)
 
 
 def clone_loss_scale(n: int, eps0: float) -> float:
@@ -156,6 +192,17 @@ class PrivacyLoss:
         For a pair: whether a coarser grid builds it cheaper (a first stage of the ε₀ search), and
         whether its other side is built too, to bracket the composition (a clone-count mixture,
         built atom by atom, does neither).
+    pure
+        Whether one round is pure ``x``-DP at its parameter ``x`` (shuffled ``eps0``-LDP reports are
+        ``eps0``-DP): the composition caps ``T`` rounds at ``T · x``. False where the parameter is
+        no ε (the segmented protocol's reporting probability λ) or a local δ is positive.
+    top
+        The largest parameter ``largest`` returns (λ = 1), or ``None``: where ``largest`` returns
+        it, one round's ε there aims the first step of the composed search
+        (:func:`~shufflelib.composition.model.largest_composed`).
+    build_seconds
+        For a profile whose every point is a costly computation: the estimated seconds of one build
+        (:func:`costly_profile_seconds`), which the composition's work meter counts; 0 for a cheap one.
 
     Examples
     --------
@@ -176,6 +223,9 @@ class PrivacyLoss:
     alternative: PrivacyLoss | None = None
     coarse: bool = True
     bracket: bool = True
+    pure: bool = True
+    top: float | None = None
+    build_seconds: float = 0.0
 
     def __post_init__(self) -> None:
         if self.form not in FORMS:

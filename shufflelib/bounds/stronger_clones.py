@@ -41,6 +41,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..randomizers import LocalRandomizer
 from .clones import ClonePairBound
 
@@ -78,6 +79,7 @@ def decomposition_slack(randomizer: LocalRandomizer) -> float:
     return float(slack[:, :, different].min())
 
 
+@fill_doc
 class StrongerClones(ClonePairBound):
     """Feldman–McMillan–Talwar (2023), numerical bound for k-ary randomized response.
 
@@ -87,8 +89,7 @@ class StrongerClones(ClonePairBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"krr"``.
+    %(mechanism_krr)s
     k
         Domain size (an integer >= 2); the bound does not depend on it.
 

@@ -65,6 +65,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from ..curves import invert_profile
 from .base import ProfileBound
 from .clone_pair import _bernstein_range, binomial_blocks, binomial_interval_mass, binomial_range, clone_pair_delta
@@ -190,6 +191,7 @@ def _cuts(start: np.ndarray, stop: np.ndarray, count: int) -> np.ndarray:
     return np.where(cut < stop[:, None], cut, np.inf)
 
 
+@fill_doc
 class ThinnedClones(ProfileBound):
     """Thinned clones (this library): the stronger-clones pair of k-RR with its reports kept as k-RR reports.
 
@@ -199,10 +201,7 @@ class ThinnedClones(ProfileBound):
 
     Parameters
     ----------
-    mechanism
-        Only ``"krr"``.
-    k
-        Domain size (an integer >= 2).
+    %(mechanism_krr)s %(k_krr)s
 
     Examples
     --------

@@ -126,25 +126,12 @@ class PersonalizedFamily(Family):
             "delta0": delta0,
         }
         if values.get("compose") is not None:
-            from ..composition import profile_model  # only a composed question loads composition
-            from ..composition.model import costly_profile_seconds
+            from ..composition import loss_model  # only a composed question loads composition
 
             # One round as a function of its top level (all levels scaled in proportion).
-            top = population.eps_max
-            pure = bool(all(d == 0.0 for d in delta0))
-
-            def at(x: float) -> Population:
-                return population.scaled(x / top)
-
-            rounds = profile_model(
-                lambda x: model.curve(at(x), composed=True).delta,
-                lambda x, d: model.epsilon(at(x), d),
-                lambda e, d: model.max_eps0(population, e, d),
-                cap=lambda x: x if pure else None,
-                build_seconds=costly_profile_seconds(population.n),  # each profile point is a bound's own search
-            )
+            rounds = loss_model(model.privacy_loss(population))
             given = [values[arg.dest] for arg in question_inputs(question) if arg is not EPS0]
-            x, y = (top, given[0]) if question.command != "eps0" else given
+            x, y = (population.eps_max, given[0]) if question.command != "eps0" else given
             record.update({arg.dest: values[arg.dest] for arg in question_inputs(question) if arg is not EPS0})
             record.update(composed_answer(question, rounds, x, y, values["compose"]))
             if question.command == "eps0":

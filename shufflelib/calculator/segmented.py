@@ -1,7 +1,8 @@
 r"""The segmented protocol in the privacy calculator (``python -m shufflelib``).
 
 Two bounds on the privacy of one user of Algorithm 2 (``s`` items, reporting probability
-``λ``, ``m`` blanket messages per user, ``n`` users, ``d`` items):
+``λ``, ``m`` blanket messages per user, ``n`` users, ``d`` items;
+:mod:`~shufflelib.segmented.bounds`):
 
 * ``segmented-thm3`` — Theorem 3 as printed (the paper's pair, then group privacy);
 * ``segmented-exact`` — the exact single-item curve, which also counts what the number of
@@ -20,76 +21,16 @@ probability ``λ`` that reaches ``(--eps, --delta)`` (the record's ``lam``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from functools import lru_cache
 from typing import Any
 
 from .._validation import N_MAX
 from ..bounds.base import NotApplicableError, soundness_record
 from ..segmented import M_MAX
+from ..segmented.bounds import SEGMENTED_BOUNDS
 from ..segmented.group import GROUP_FORMS
 from .base import COMPOSE, USERS, Argument, Family, Number, Question, composed_answer, question_inputs
 
-__all__ = ["SegmentedFamily", "SegmentedThm3", "SegmentedExact"]
-
-
-class SegmentedThm3:
-    """Theorem 3 as printed: Lemma 3's pair with ``n·⌈m⌉ − 1`` blanket slots, then group privacy.
-
-    Examples
-    --------
-    >>> SegmentedThm3.name, SegmentedThm3.accounting
-    ('segmented-thm3', 'theorem3')
-    """
-
-    name = "segmented-thm3"
-    accounting = "theorem3"
-    title = "Segmented shuffle protocol (Wang et al.), Theorem 3 as printed: not sound for lam < 1"
-    reference = "S. Wang et al., Segmented Private Data Aggregation in the Multi-message Shuffle Model."
-
-    @classmethod
-    def soundness(cls, lam: float = 1.0, **params: object) -> str | None:
-        """``None`` when ``lam == 1``; for ``lam < 1`` why Theorem 3 is not a valid bound.
-
-        Examples
-        --------
-        >>> SegmentedThm3.soundness(lam=1.0) is None
-        True
-        >>> SegmentedThm3.soundness(lam=0.5)[:30]
-        'not a valid bound for lam < 1:'
-        """
-        if lam >= 1.0:
-            return None
-        return (
-            "not a valid bound for lam < 1: Theorem 3 ignores the total number of messages, "
-            "which shows whether the user reported (see the segmented chapter's erratum)"
-        )
-
-
-class SegmentedExact:
-    """The exact single-item curve (total message count included), then group privacy.
-
-    Examples
-    --------
-    >>> SegmentedExact.name, SegmentedExact.accounting
-    ('segmented-exact', 'exact')
-    """
-
-    name = "segmented-exact"
-    accounting = "exact"
-    title = "Segmented shuffle protocol: exact single-item privacy (counts the number of messages), then group privacy"
-    reference = "shuffle-dp-book, chapter 'Segmented private data aggregation'."
-
-    @classmethod
-    def soundness(cls, **params: object) -> str | None:
-        """Always ``None``: the exact item curve (rounded up) and group privacy are valid.
-
-        Examples
-        --------
-        >>> SegmentedExact.soundness(lam=0.5) is None
-        True
-        """
-        return None
+__all__ = ["SegmentedFamily"]
 
 
 _PROTOCOL = (
@@ -125,7 +66,7 @@ class SegmentedFamily(Family):
     True
     """
 
-    bounds: Mapping[str, type] = {cls.name: cls for cls in (SegmentedThm3, SegmentedExact)}
+    bounds: Mapping[str, type] = SEGMENTED_BOUNDS
 
     def arguments(self, question: Question) -> tuple[Argument, ...]:
         """The options read to answer ``question`` (``--lam`` is the answer of the eps0 question)."""
@@ -139,7 +80,7 @@ class SegmentedFamily(Family):
 
     def answer(self, question: Question, bound: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Answer ``question`` with ``bound``; ``values`` maps each option's dest to its parsed value."""
-        from ..segmented.optimize import check_user, max_reporting_probability, slots_for, user_curve
+        from ..segmented.optimize import check_user, slots_for
 
         cls = self.bounds[bound]
         n, m, d, s = values["n"], values["m"], values["d"], values["s"]
@@ -152,28 +93,29 @@ class SegmentedFamily(Family):
         if slots is not None and slots_for(m, gamma_max) != slots:
             raise ValueError(f"--slots must be an integer >= --m = {m!r}, got {slots!r}")
         record: dict[str, Any] = {"bound": bound, "n": n, "m": m, "d": d, "s": s, "group": group, "slots": slots}
+        options = {"group": group, "gamma_max": gamma_max}
         if values.get("compose") is not None:
-            return self._composed(question, cls, record, values, gamma_max)
+            from ..composition import loss_model  # only a composed question loads composition
+
+            # One round as a function of λ.
+            rounds = loss_model(cls.privacy_loss(n, m, d, s, **options))
+            if question.command == "eps0":
+                x, y = values["eps"], values["delta"]
+                record.update({"eps": x, "delta": y})
+            else:
+                given = question_inputs(question, first=_LAM)[1].dest
+                x, y = values["lam"], values[given]
+                record.update({"lam": x, given: y})
+            record.update(composed_answer(question, rounds, x, y, values["compose"], answer="lam"))
+            return {**record, **soundness_record(cls.soundness(lam=record["lam"]))}
         if question.command == "eps0":
             record["eps"], record["delta"] = values["eps"], values["delta"]
-            record["lam"] = float(
-                max_reporting_probability(
-                    n,
-                    m,
-                    d,
-                    s,
-                    values["eps"],
-                    values["delta"],
-                    accounting=cls.accounting,
-                    group=group,
-                    gamma_max=gamma_max,
-                )
-            )
+            record["lam"] = cls.max_lam(n, m, d, s, values["eps"], values["delta"], **options)
             record.update(soundness_record(cls.soundness(lam=record["lam"])))
             return record
         record["lam"] = values["lam"]
         record.update(soundness_record(cls.soundness(lam=values["lam"])))
-        curve = user_curve(n, m, d, s, values["lam"], accounting=cls.accounting, group=group, gamma_max=gamma_max)
+        curve = cls.curve(n, m, d, s, values["lam"], **options)
         if question.command == "epsilon":
             record["delta"] = values["delta"]
             record[question.answer] = float(curve.epsilon(values["delta"]))
@@ -183,46 +125,6 @@ class SegmentedFamily(Family):
             record["eps"] = values["eps"]
             record[question.answer] = float(curve.delta(values["eps"]))
         return record
-
-    def _composed(
-        self, question: Question, cls: type, record: dict[str, Any], values: Mapping[str, Any], gamma_max: float
-    ) -> dict[str, Any]:
-        """The composed answer: one round as a function of ``λ``, through its profile."""
-        from ..composition import profile_model  # only a composed question loads composition
-        from ..composition.model import costly_profile_seconds
-        from ..segmented.optimize import (
-            COMPOSED_ENVELOPE_POINTS,
-            COMPOSED_RESOLUTIONS,
-            max_reporting_probability,
-            user_curve,
-        )
-
-        n, m, d, s, group = (record[key] for key in ("n", "m", "d", "s", "group"))
-        options = {"accounting": cls.accounting, "group": group, "gamma_max": gamma_max}
-
-        @lru_cache(maxsize=8)  # one curve per λ: its profile, ε and the baselines' ε read the same
-        def curve(lam: float):
-            return user_curve(
-                n, m, d, s, lam, points=COMPOSED_ENVELOPE_POINTS, resolutions=COMPOSED_RESOLUTIONS, **options
-            )
-
-        rounds = replace(
-            profile_model(
-                lambda lam: curve(lam).delta,
-                lambda lam, delta: float(curve(lam).epsilon(delta)),
-                lambda eps, delta: float(max_reporting_probability(n, m, d, s, eps, delta, **options)),
-                build_seconds=costly_profile_seconds(n),  # each λ's profile is an exact item curve
-            ),
-            top=1.0,
-        )
-        if question.command == "eps0":
-            x, y = values["eps"], values["delta"]
-            record.update({"eps": x, "delta": y})
-        else:
-            x, y = values["lam"], values[question_inputs(question, first=_LAM)[1].dest]
-            record.update({"lam": x, question_inputs(question, first=_LAM)[1].dest: y})
-        record.update(composed_answer(question, rounds, x, y, values["compose"], answer="lam"))
-        return {**record, **soundness_record(cls.soundness(lam=record["lam"]))}
 
     def describe(self, bound: str) -> list[str]:
         cls = self.bounds[bound]

@@ -26,8 +26,9 @@ reads nothing else of the bound (no test of its class). The route follows:
   the population's ``pop-tight``);
 * **a profile** (``"profile"``, :mod:`~shufflelib.composition.profile`): the pair built from it,
   for an upper bound only (``erlingsson``, ``blanket-*``, ``clones-closed``, ``variation-ratio``,
-  ``exact-krr`` within its search, the other population bounds; the personalized and segmented
-  rounds through :func:`~shufflelib.composition.model.profile_model`).
+  ``exact-krr`` within its search, the other population bounds, the personalized bounds in their
+  top level and the segmented ones in their reporting probability λ, neither capped by pure DP
+  where their ``PrivacyLoss.pure`` is false).
 
 A bound the library knows may be unsound stays so when composed: the composition is a valid
 bound only if the round's bound is (the calculator keeps the warning).
@@ -85,7 +86,6 @@ __all__ = [
     "largest_composed",
     "loss_distributions",
     "loss_model",
-    "max_eps0_composed",
     "pair_step",
     "POINTS_PER_SCALE",
     "profile_model",
@@ -376,8 +376,9 @@ def loss_model(loss: PrivacyLoss) -> RoundModel:
 
     A pair composes with its companion (the bracket) unless ``loss.bracket`` is false; a profile
     through :func:`~shufflelib.composition.model.profile_model`; ``loss.alternative``, if any, is the
-    model's alternative. Every round is ``eps0``-DP (the cap). A lower bound given by a profile is
-    refused (:func:`route`).
+    model's alternative. A round is ``eps0``-DP (the cap) if ``loss.pure``; ``loss.top`` is the
+    model's ``top``. A lower bound given by a profile
+    is refused (:func:`route`).
 
     Examples
     --------
@@ -387,12 +388,16 @@ def loss_model(loss: PrivacyLoss) -> RoundModel:
     >>> model.route, model.alternative.route
     ('pair', 'profile')
     """
+    cap = (lambda e0: e0) if loss.pure else (lambda e0: None)  # shuffled eps0-LDP reports are eps0-DP
     if loss.form == "profile":
         if not loss.upper:
             raise ValueError(
                 "a lower bound given by a profile is not composable (a profile composes only as an upper bound)"
             )
-        return profile_model(loss.profile, loss.epsilon, loss.largest, cap=lambda e0: e0, note=loss.note)
+        model = profile_model(
+            loss.profile, loss.epsilon, loss.largest, cap=cap, note=loss.note, build_seconds=loss.build_seconds
+        )
+        return replace(model, top=loss.top)
     how = _route(loss)
     refine = 1 if loss.upper else LOWER_PAIR_REFINE
 
@@ -409,7 +414,8 @@ def loss_model(loss: PrivacyLoss) -> RoundModel:
         note=loss.note,
         lower_bound=not loss.upper,
         coarse=COARSE if loss.coarse else 1.0,
-        cap=lambda e0: e0,  # every shuffled eps0-LDP protocol is eps0-DP
+        cap=cap,
+        top=loss.top,
         companion=companion if loss.bracket else None,
     )
 
@@ -581,27 +587,6 @@ def compose_bound(
     """
     rounds = check_rounds(rounds)
     return bound_model(bound, n).curve(eps0, rounds, step, bracket=True)
-
-
-def max_eps0_composed(
-    bound: AmplificationBound, n: int, eps: float, delta: float, rounds: int, *, rtol: float = 1e-3
-) -> float:
-    """Largest ``eps0`` per round such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down).
-
-    :func:`~shufflelib.composition.model.largest_composed` on :func:`bound_model`.
-
-    Examples
-    --------
-    >>> from shufflelib.bounds import StrongerClones
-    >>> from shufflelib.composition import compose_bound, max_eps0_composed
-    >>> sc = StrongerClones(mechanism="krr", k=2)
-    >>> e0 = max_eps0_composed(sc, 10_000, 1.0, 1e-6, rounds=10)
-    >>> compose_bound(sc, 10_000, e0, 10).epsilon(1e-6) <= 1.0
-    True
-    """
-    n = check_n(n)
-    rounds = check_rounds(rounds)
-    return largest_composed(bound_model(bound, n), rounds, eps, delta, rtol=rtol)
 
 
 def compare_composition(

@@ -71,8 +71,6 @@ from .profile import (
 __all__ = [
     "COARSE",
     "COMPANION_REFINE",
-    "COSTLY_PROFILE_SECONDS",
-    "costly_profile_seconds",
     "METER",
     "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
@@ -110,33 +108,6 @@ FITTED_FFT_LENGTH = 2**22
 #: the tilt and window decisions), and per point of a composition's FFT (the transforms, the
 #: power, and the reads of the composed distribution).
 _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
-
-
-#: ``build_seconds`` of a profile model whose every point is a costly computation (the
-#: personalized bounds' and the segmented protocol's profiles) at up to 10^4 users: counted by
-#: :data:`METER` beside the build's output. A build of 128 points costs about 0.01 s for the
-#: book's populations of 10^4 users (their ε₀ answers stay those of the clock's budget, every one
-#: exact); see :func:`costly_profile_seconds` for larger populations.
-COSTLY_PROFILE_SECONDS = 0.03
-
-
-def costly_profile_seconds(n: int) -> float:
-    """``build_seconds`` of a costly profile model for ``n`` users (a fixed estimate, so that the
-    search's budget stays a count of work, not of time).
-
-    A build's cost grows with the population: :data:`COSTLY_PROFILE_SECONDS` up to 10^4 users,
-    times ``(n / 10^4)^(1/3)`` above. The growth is chosen, not fitted: one measurement at 10^9
-    users (Liu et al.'s bound with randomized response, ``benchmarks/bench_corners.py``: about
-    0.8 s per build, where a flat 0.03 let the search run to 10 s) puts the estimate there at
-    1.4 s, on the side of stopping earlier.
-
-    Examples
-    --------
-    >>> from shufflelib.composition.model import costly_profile_seconds
-    >>> costly_profile_seconds(10_000), round(costly_profile_seconds(10**9), 2)
-    (0.03, 1.39)
-    """
-    return COSTLY_PROFILE_SECONDS * max(1.0, n / 1e4) ** (1.0 / 3.0)
 
 
 class _OutOfTime(Exception):
@@ -699,6 +670,25 @@ def profile_model(
     )
 
 
+def _tighter(
+    question: Callable[[RoundModel, float, int, float], dict[str, object]],
+    key: str,
+    model: RoundModel,
+    x: float,
+    rounds: int,
+    given: float,
+) -> dict[str, object]:
+    """The record of ``question`` (:func:`composed_epsilon` or :func:`composed_delta`) for ``model``
+    and for its alternative, whichever answers the smaller ``key``; the model's own where the
+    alternative does not apply."""
+    first = question(replace(model, alternative=None), x, rounds, given)
+    try:
+        second = question(model.alternative, x, rounds, given)
+    except NotApplicableError:
+        return first
+    return first if first[key] <= second[key] else second
+
+
 def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> dict[str, object]:
     """ε of ``rounds`` rounds at ``delta``: PLD composition, with the three baselines beside it.
 
@@ -724,12 +714,7 @@ def composed_epsilon(model: RoundModel, x: float, rounds: int, delta: float) -> 
     """
     delta = check_probability("delta", delta)
     if model.alternative is not None:
-        first = composed_epsilon(replace(model, alternative=None), x, rounds, delta)
-        try:
-            second = composed_epsilon(model.alternative, x, rounds, delta)
-        except NotApplicableError:
-            return first
-        return first if first["eps"] <= second["eps"] else second
+        return _tighter(composed_epsilon, "eps", model, x, rounds, delta)
     single, curve = model.fitted(x, rounds, delta=delta, bracket=True)
     cache: dict[float, float] = {}
 
@@ -782,12 +767,7 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
     (True, 'pld')
     """
     if model.alternative is not None:
-        first = composed_delta(replace(model, alternative=None), x, rounds, eps)
-        try:
-            second = composed_delta(model.alternative, x, rounds, eps)
-        except NotApplicableError:
-            return first
-        return first if first["delta"] <= second["delta"] else second
+        return _tighter(composed_delta, "delta", model, x, rounds, eps)
     single, curve = model.fitted(x, rounds, bracket=True, eps=eps)
     pld = float(curve.delta(eps))
     if curve.upper and 0.0 < pld < 1.0 and curve.step != model.step(x, rounds):

@@ -51,6 +51,7 @@ from .._validation import (
 from ..bounds import NotApplicableError
 from ..bounds.base import profile_target
 from ..bounds.blanket import BlanketBennett
+from ..bounds.privacy_loss import PrivacyLoss, costly_profile_seconds
 from ..curves import PrivacyCurve, ProfileCurve
 from .baselines import (
     approximate_clone_term,
@@ -295,6 +296,41 @@ class PersonalizedBound(ABC):
                 f"{self.name} bound not applicable: no top level eps_max in the box reaches eps={eps}, delta={delta}"
             )
         return found
+
+    def privacy_loss(self, population: Population) -> PrivacyLoss:
+        """One round's privacy loss, as composition reads it (:mod:`~shufflelib.bounds.privacy_loss`):
+        the profile of one round (:meth:`curve` with ``composed=True``) as a function of the top level
+        ``x``, every level scaled in proportion (``population`` itself at ``x = population.eps_max``).
+
+        The loss is stated as an upper bound (:meth:`soundness` says whether it is proven for the
+        randomizer family); a round is pure ``x``-DP when every local δ is 0 (``pure``).
+
+        Examples
+        --------
+        >>> from shufflelib.personalized.population import Population
+        >>> from shufflelib.personalized.mechanisms import LocalMechanism
+        >>> population = Population([0.5, 1.0], [5_000, 5_000])
+        >>> loss = SoundClones(LocalMechanism("rr")).privacy_loss(population)
+        >>> loss.form, loss.upper, loss.pure
+        ('profile', True, True)
+        >>> bool(loss.profile(1.0)(np.array([0.1]))[0] == SoundClones(LocalMechanism("rr")).curve(
+        ...     population, composed=True).delta(0.1))
+        True
+        """
+        top = population.eps_max
+
+        def at(x: float) -> Population:
+            return population.scaled(x / top)
+
+        return PrivacyLoss(
+            "profile",
+            True,
+            epsilon=lambda x, d: self.epsilon(at(x), d),
+            largest=lambda e, d: self.max_eps0(population, e, d),
+            profile=lambda x: self.curve(at(x), composed=True).delta,
+            pure=bool(np.all(population.delta == 0.0)),
+            build_seconds=costly_profile_seconds(population.n),  # each profile point is a bound's own search
+        )
 
     def _require(self, population: Population) -> None:
         if not isinstance(population, Population):

@@ -33,6 +33,7 @@ import math
 import numpy as np
 from scipy.signal import fftconvolve
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_int, check_positive
 from .clone_count import CloneCount
 from .population import Population
@@ -42,13 +43,13 @@ __all__ = ["exact_rr_delta", "laplace_bracket"]
 _U = np.finfo(float).eps / 2
 
 
+@fill_doc
 def exact_rr_delta(eps: object, population: Population, *, target: int | None = None) -> np.ndarray:
     """Exact δ(ε) of shuffled binary randomized response on the pair ``D_0, D_1`` (both orders).
 
     Parameters
     ----------
-    eps
-        Central ε values (>= 0).
+    %(eps_values)s
     population
         The personalized population (pure levels; δ is ignored).
     target
@@ -115,6 +116,7 @@ def _fft_error(a: np.ndarray, b: np.ndarray) -> float:
     return 8 * _U * math.log2(n_fft) * min(l1a * l2b, l2a * l1b)
 
 
+@fill_doc
 def laplace_bracket(
     eps: object, eps0: float, n: int, *, step: float = 5e-3, cells: int = 100_000
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -122,8 +124,7 @@ def laplace_bracket(
 
     Parameters
     ----------
-    eps
-        Central ε values (>= 0).
+    %(eps_values)s
     eps0
         Every user's local ε (Laplace scale ``1/eps0`` on ``[0, 1]``), in (0, 8].
     n

@@ -52,6 +52,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_choice, check_in_range, check_int, check_positive
 from .mechanisms import LocalMechanism
 
@@ -81,13 +82,13 @@ def _mass(mech: LocalMechanism, a: np.ndarray, b: np.ndarray, x: float, scale: n
     return np.where(b > a, np.maximum(out, 0.0), 0.0)
 
 
+@fill_doc
 def paper_p1(mechanism: LocalMechanism, eps1: float, delta1: float = 0.0) -> float:
     """The paper's confounding probability :math:`p_1 = w` of user 1.
 
     Parameters
     ----------
-    mechanism
-        The local randomizer family.
+    %(local_mechanism)s
     eps1, delta1
         User 1's budget (ε > 0, δ in [0, 1)).
 
@@ -109,6 +110,7 @@ def paper_p1(mechanism: LocalMechanism, eps1: float, delta1: float = 0.0) -> flo
     return float(_mass(mechanism, np.asarray(0.5), hi, 0.0, scale))
 
 
+@fill_doc
 def paper_pi(
     mechanism: LocalMechanism,
     eps_i: float | np.ndarray,
@@ -122,8 +124,7 @@ def paper_pi(
 
     Parameters
     ----------
-    mechanism
-        The local randomizer family.
+    %(local_mechanism)s
     eps_i, delta_i
         Budgets of the users (arrays broadcast together); every ``eps_i``
         must be <= ``eps1`` (user 1 has the largest budget).

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logsumexp
 
+from .._docstrings import fill_doc
 from .._validation import (
     SIZE_MAX,
     check_array,
@@ -50,6 +51,7 @@ __all__ = ["MonteCarloDelta", "log_likelihood_ratios", "mc_delta", "likelihood_r
 _CHUNK_REPORTS = 2_000_000
 
 
+@fill_doc
 def log_likelihood_ratios(
     mechanism: LocalMechanism,
     n: int,
@@ -66,8 +68,7 @@ def log_likelihood_ratios(
 
     Parameters
     ----------
-    mechanism
-        The local randomizer family.
+    %(local_mechanism)s
     n
         Number of users (>= 1): user 1 and ``n − 1`` others.
     size

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -238,6 +239,7 @@ def _draw_population(
     return Population.from_values(values, resolution=resolution)
 
 
+@fill_doc
 def table1_population(
     name: str, n: int, *, seed: int = 0, delta: float = 0.0, resolution: float = RESOLUTION
 ) -> Population:
@@ -254,8 +256,7 @@ def table1_population(
     ----------
     name
         One of ``"Uniform1"``, ``"Gauss1"``, ``"Uniform2"``, ``"Gauss2"``.
-    n
-        Number of users, an integer >= 2.
+    %(n)s
     seed
         Seed of the random draw.
     delta

@@ -50,6 +50,7 @@ import numpy as np
 from scipy.special import bdtr, gammaln
 from scipy.stats import binom
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_choice, check_in_range
 from ..curves import DominatingPair, symmetrized  # noqa: F401  (symmetrized: re-exported)
 from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
@@ -363,6 +364,7 @@ def _threshold_arguments(ok: Callable[[np.ndarray], np.ndarray], tables: _Printe
     return k_hi
 
 
+@fill_doc
 def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "printed") -> np.ndarray:
     """Theorem 2 exactly as printed (sums from ``m = 1``, ``t_ε`` from the aggregated ``l(t)``).
 
@@ -371,8 +373,7 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
 
     Parameters
     ----------
-    eps
-        Central ε values (>= 0).
+    %(eps_values)s
     plan
         The clone plan.
     weights

@@ -39,6 +39,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import (
     N_MAX,
     check_choice,
@@ -201,15 +202,13 @@ class PopulationBound(ABC):
     def _epsilon_valid(self, eps0: float, delta: float) -> float:
         return math.inf if self.validity(eps0, delta) is not None else self._epsilon(eps0, delta)
 
+    @fill_doc
     def epsilon(self, eps0: float, delta: float) -> float:
         """User 1's central ε for local ``eps0`` and central ``delta`` (rounded up).
 
         Parameters
         ----------
-        eps0
-            Local privacy parameter, > 0.
-        delta
-            Central δ, in (0, 1).
+        %(eps0)s %(delta)s
 
         Raises
         ------
@@ -224,15 +223,13 @@ class PopulationBound(ABC):
             raise RuntimeError(f"{self.name}: epsilon evaluated to NaN at eps0={eps0}, delta={delta}")
         return max(eps, 0.0)
 
+    @fill_doc
     def delta(self, eps0: float, eps: float) -> float:
         """User 1's central δ for local ``eps0`` and central ``eps`` (rounded up; 0 for ``eps >= eps0``).
 
         Parameters
         ----------
-        eps0
-            Local privacy parameter, > 0.
-        eps
-            Central ε, >= 0.
+        %(eps0)s %(eps)s
         """
         eps0 = check_eps0(eps0)
         if check_nonnegative("eps", eps) >= eps0:
@@ -369,6 +366,7 @@ class BinomialTheorem(TemplateBound):
         return omega_binomial(eps0, delta, self.law.n_prime, self.law.alpha, self.dummies)
 
 
+@fill_doc
 class PoissonTheorem(TemplateBound):
     """Theorem 2 (``dummies = 0``) and Theorem 4(b): Poisson population, ``k`` non-adaptive dummies.
 
@@ -376,8 +374,7 @@ class PoissonTheorem(TemplateBound):
     ----------
     law
         A :class:`~shufflelib.population.laws.PoissonPopulation`.
-    dummies
-        Number ``k`` of dummy reports (an integer >= 0).
+    %(dummies)s
     form
         ``"chernoff"`` (Theorem 2's tail, extended to dummies) or ``"paper"``
         (Theorem 4(b) as printed); default: Theorem 2 for ``k = 0`` and
@@ -505,6 +502,7 @@ class _TwoStageTheorem(TemplateBound):
         )
 
 
+@fill_doc
 class SubGaussianTheorem(_TwoStageTheorem):
     """Theorem 4(c): ``Pr[N − 1 <= mean − t] <= exp(−t^2/tau^2)``, ``k`` non-adaptive dummies.
 
@@ -516,8 +514,7 @@ class SubGaussianTheorem(_TwoStageTheorem):
     ----------
     tail
         A :class:`~shufflelib.population.laws.SubGaussianTail`.
-    dummies
-        Number ``k`` of dummy reports (an integer >= 0).
+    %(dummies)s
     budget
         ``"paper"`` or ``"corrected"``.
 
@@ -539,6 +536,7 @@ class SubGaussianTheorem(_TwoStageTheorem):
         return subgaussian_floor(delta, self.tail.mean, self.tail.tau, self.dummies)
 
 
+@fill_doc
 class SubExponentialTheorem(_TwoStageTheorem):
     """Theorem 4(d): ``Pr[N − 1 <= mean − t] <= a exp(−b t)``, ``k`` non-adaptive dummies.
 
@@ -546,8 +544,7 @@ class SubExponentialTheorem(_TwoStageTheorem):
     ----------
     tail
         A :class:`~shufflelib.population.laws.SubExponentialTail`.
-    dummies
-        Number ``k`` of dummy reports (an integer >= 0).
+    %(dummies)s
     budget
         ``"paper"`` (total ``5 delta/4``) or ``"corrected"`` (total ``delta``).
 

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .._docstrings import fill_doc
 from .._roots import first_integer
 from .._validation import (
     N_MAX,
@@ -115,14 +116,14 @@ def _check_variance(name: str, value: object) -> float:
     return check_in_range(name, value, 0.0, float(N_MAX) ** 2)
 
 
+@fill_doc
 @dataclass(frozen=True)
 class MeanVariance:
     """Only the mean and the variance of ``N − 1`` are known (Theorem 3, Theorem 4(e)).
 
     Parameters
     ----------
-    mean
-        ``E[N − 1]``, a finite number >= 0.
+    %(law_mean)s
     variance
         ``Var[N − 1]``, a finite number >= 0.
 
@@ -140,6 +141,7 @@ class MeanVariance:
         object.__setattr__(self, "variance", _check_variance("variance", self.variance))
 
 
+@fill_doc
 @dataclass(frozen=True)
 class SubGaussianTail:
     r"""A lower-tail assumption ``Pr[N − 1 <= mean − t] <= exp(−t^2 / tau^2)`` for all ``t >= 0``.
@@ -150,8 +152,7 @@ class SubGaussianTail:
 
     Parameters
     ----------
-    mean
-        ``E[N − 1]``, a finite number >= 0.
+    %(law_mean)s
     tau
         Tail parameter, a finite number >= 0.
 
@@ -196,6 +197,7 @@ class SubGaussianTail:
         return SubExponentialTail(self.mean, math.exp(b**2 * self.tau**2 / 4), b)
 
 
+@fill_doc
 @dataclass(frozen=True)
 class SubExponentialTail:
     r"""A lower-tail assumption ``Pr[N − 1 <= mean − t] <= a exp(−b t)`` for all ``t >= 0``.
@@ -205,8 +207,7 @@ class SubExponentialTail:
 
     Parameters
     ----------
-    mean
-        ``E[N − 1]``, a finite number >= 0.
+    %(law_mean)s
     a
         Tail constant, a finite number >= 1.
     b

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import logsumexp
 from scipy.stats import binom
 
+from .._docstrings import fill_doc
 from .._validation import check_int, check_positive
 from ..estimators import count_variance
 from ..randomizers import BinaryRandomizedResponse
@@ -35,13 +36,13 @@ __all__ = [
 MAX_EXACT_USERS = 400
 
 
+@fill_doc
 def central_dlap_mse(eps: float) -> float:
     """MSE of the central discrete Laplace mechanism, ``Var DLap(eps)``.
 
     Parameters
     ----------
-    eps
-        Privacy parameter, > 0.
+    %(eps_pure)s
 
     Returns
     -------
@@ -55,15 +56,13 @@ def central_dlap_mse(eps: float) -> float:
     return dlap_variance(eps)
 
 
+@fill_doc
 def local_rr_mse(n: int, eps: float) -> float:
     """MSE of the debiased count of binary randomized response with ``eps0 = eps`` (local or shuffled).
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 2.
-    eps
-        Privacy parameter, > 0.
+    %(n)s %(eps_pure)s
 
     Returns
     -------
@@ -78,6 +77,7 @@ def local_rr_mse(n: int, eps: float) -> float:
     return float(count_variance(0, n, eps))
 
 
+@fill_doc
 def shuffled_rr_pure_epsilon(n: int, eps0: float) -> float:
     """Exact pure privacy loss of the shuffled count of ``n`` binary randomized-response reports.
 
@@ -90,8 +90,7 @@ def shuffled_rr_pure_epsilon(n: int, eps0: float) -> float:
     ----------
     n
         Number of users, an integer in ``[1, MAX_EXACT_USERS]``.
-    eps0
-        Local privacy parameter, > 0.
+    %(eps0)s
 
     Returns
     -------

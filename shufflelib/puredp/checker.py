@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import digamma, gammaln
 
+from .._docstrings import fill_doc
 from .._roots import first_true
 from .._validation import check_array, check_choice, check_int
 from ..audit import SampleFn
@@ -254,6 +255,7 @@ def privacy_certificate(params: CountingParams) -> Certificate:
     )
 
 
+@fill_doc
 def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     """``ln R(i)`` of the direction-2 reduction, evaluated directly at integers ``i >= 0``.
 
@@ -265,8 +267,7 @@ def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     ----------
     params
         The protocol's parameters (``lam > 0``).
-    i
-        Integer(s) >= 0.
+    %(outcomes)s
 
     Returns
     -------
@@ -297,6 +298,7 @@ def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     return np.where(j >= 0, np.log1p(ratio), 0.0)
 
 
+@fill_doc
 def lemma10_log_margin(params: CountingParams, i: object) -> np.ndarray:
     """Log of the two sides' ratio in Lemma 10; Lemma 10 holds at ``i`` iff the value is ``>= 0``.
 
@@ -305,10 +307,7 @@ def lemma10_log_margin(params: CountingParams, i: object) -> np.ndarray:
 
     Parameters
     ----------
-    params
-        The protocol's parameters.
-    i
-        Integer(s) >= 0.
+    %(params)s %(outcomes)s
 
     Returns
     -------
@@ -449,6 +448,7 @@ def _log_h_grid(params: CountingParams, v: np.ndarray, e: np.ndarray, c: np.ndar
     return np.where(valid, out, -np.inf)
 
 
+@fill_doc
 def view_logpmf(
     n: int, k: int, params: CountingParams, a: object, b: object, *, flood_pmf: object = None
 ) -> np.ndarray:
@@ -456,12 +456,7 @@ def view_logpmf(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    k
-        Number of users holding 1, in ``[0, n]``.
-    params
-        The protocol's parameters.
+    %(n_users)s %(k_holding)s %(params)s
     a, b
         Integer arrays (broadcast together) of numbers of ``+1`` and ``-1`` messages.
     flood_pmf
@@ -502,6 +497,7 @@ def view_logpmf(
     return out
 
 
+@fill_doc
 def exact_privacy_loss(n: int, params: CountingParams, *, flood_pmf: object = None) -> ExactLoss:
     """The exact pure privacy loss of the shuffled view for ``n`` users (small ``n``).
 
@@ -514,10 +510,7 @@ def exact_privacy_loss(n: int, params: CountingParams, *, flood_pmf: object = No
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    params
-        The protocol's parameters.
+    %(n_users)s %(params)s
     flood_pmf
         Optional pmf of the total flood replacing ``Poi(lam)``.
 
@@ -607,6 +600,7 @@ def exact_privacy_loss(n: int, params: CountingParams, *, flood_pmf: object = No
 SCORES = ("estimate", "plus", "minus")
 
 
+@fill_doc
 def view_sampler(n: int, k: int, params: CountingParams, score: str = "estimate") -> SampleFn:
     """Scores of simulated views for :func:`shufflelib.audit.audit_protocol`.
 
@@ -617,12 +611,10 @@ def view_sampler(n: int, k: int, params: CountingParams, score: str = "estimate"
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     k
         Number of users holding 1 in ``D``, in ``[0, n - 1]``.
-    params
-        The protocol's parameters.
+    %(params)s
     score
         ``"estimate"`` (``V+ - V-``, the analyzer's output), ``"plus"`` (``V+``)
         or ``"minus"`` (``V-``).

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import (
     check_array,
     check_generator,
@@ -178,6 +179,7 @@ def _check_bits(x: object) -> np.ndarray:
     return bits
 
 
+@fill_doc
 def randomize(x: object, params: CountingParams, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Run every user's randomizer (Algorithm 1): how many ``+1`` and ``-1`` each sends.
 
@@ -185,10 +187,7 @@ def randomize(x: object, params: CountingParams, rng: np.random.Generator) -> tu
     ----------
     x
         1-D array of the ``n`` users' bits.
-    params
-        The protocol's parameters.
-    rng
-        The only source of randomness.
+    %(params)s %(rng)s
 
     Returns
     -------
@@ -218,6 +217,7 @@ def randomize(x: object, params: CountingParams, rng: np.random.Generator) -> tu
     return (y_plus + z_plus + flood).astype(np.int64), (y_minus + z_minus + flood).astype(np.int64)
 
 
+@fill_doc
 def run_protocol(x: object, params: CountingParams, rng: np.random.Generator) -> np.ndarray:
     """Randomize every user's bit and shuffle all messages: the analyzer's input.
 
@@ -225,10 +225,7 @@ def run_protocol(x: object, params: CountingParams, rng: np.random.Generator) ->
     ----------
     x
         1-D array of the users' bits.
-    params
-        The protocol's parameters.
-    rng
-        The only source of randomness.
+    %(params)s %(rng)s
 
     Returns
     -------
@@ -284,6 +281,7 @@ def analyze(messages: object) -> int:
     return int(arr.sum())
 
 
+@fill_doc
 def analyze_as_printed(messages: object, n: int, s: int) -> int:
     """Algorithm 2 exactly as printed in the paper: ``sum(messages) - n s``.
 
@@ -295,8 +293,7 @@ def analyze_as_printed(messages: object, n: int, s: int) -> int:
     ----------
     messages
         1-D array of ``+1`` / ``-1`` messages.
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     s
         The protocol's ``s``, an integer >= 0.
 
@@ -314,6 +311,7 @@ def analyze_as_printed(messages: object, n: int, s: int) -> int:
     return analyze(messages) - n * s
 
 
+@fill_doc
 def labelled_messages(
     columns: Iterable[np.ndarray], params: Iterable[CountingParams], rng: np.random.Generator, *, instead: str
 ) -> np.ndarray:
@@ -328,8 +326,7 @@ def labelled_messages(
         Per label, the 1-D array of the users' bits (drawn in order, so lazily made ones are fine).
     params
         Per label, the counting protocol's parameters.
-    rng
-        The only source of randomness.
+    %(rng)s
     instead
         The sufficient-statistics simulation to name when the messages exceed :data:`MAX_MESSAGES`.
 
@@ -398,6 +395,7 @@ def _check_common(n: int, k: int, params: CountingParams, size: int, rng: np.ran
     return n, k, size, rng
 
 
+@fill_doc
 def simulate_view(
     n: int, k: int, params: CountingParams, size: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -405,16 +403,7 @@ def simulate_view(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    k
-        Number of users holding 1, in ``[0, n]``.
-    params
-        The protocol's parameters.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(n_users)s %(k_holding)s %(params)s %(size)s %(rng)s
 
     Returns
     -------
@@ -441,21 +430,13 @@ def simulate_view(
     return (blocks + ones + g_plus).astype(np.int64), (blocks + g_minus).astype(np.int64)
 
 
+@fill_doc
 def simulate_estimates(n: int, k: int, params: CountingParams, size: int, rng: np.random.Generator) -> np.ndarray:
     """Draw the analyzer's estimate ``V+ - V-`` of ``size`` independent runs (``K + G+ - G-``).
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    k
-        Number of users holding 1, in ``[0, n]``.
-    params
-        The protocol's parameters.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(n_users)s %(k_holding)s %(params)s %(size)s %(rng)s
 
     Returns
     -------

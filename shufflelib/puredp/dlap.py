@@ -22,6 +22,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_generator, check_int, check_positive
 
 __all__ = [
@@ -35,13 +36,13 @@ __all__ = [
 SERIES_TOL = 1e-17
 
 
+@fill_doc
 def dlap_variance(a: float) -> float:
     """Variance of ``DLap(a)``: ``2 e^{-a} / (1 - e^{-a})^2 = 1 / (2 sinh^2(a/2))``.
 
     Parameters
     ----------
-    a
-        Decay rate, > 0.
+    %(decay)s
 
     Returns
     -------
@@ -56,17 +57,16 @@ def dlap_variance(a: float) -> float:
     return 1.0 / (2.0 * math.sinh(a / 2.0) ** 2)
 
 
+@fill_doc
 def sample_dlap(a: float, size: int | tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
     """Draw from ``DLap(a)`` as the difference of two geometric variables.
 
     Parameters
     ----------
-    a
-        Decay rate, > 0.
+    %(decay)s
     size
         Number (or shape) of draws.
-    rng
-        The only source of randomness.
+    %(rng)s
 
     Returns
     -------
@@ -87,6 +87,7 @@ def sample_dlap(a: float, size: int | tuple[int, ...], rng: np.random.Generator)
     return (rng.geometric(p, size) - rng.geometric(p, size)).astype(np.int64)
 
 
+@fill_doc
 def expected_max_abs_dlap(buckets: int, a: float) -> float:
     """``E max_b |X_b|`` for ``buckets`` i.i.d. ``DLap(a)`` variables (the histogram's noise).
 
@@ -99,8 +100,7 @@ def expected_max_abs_dlap(buckets: int, a: float) -> float:
     ----------
     buckets
         Number ``B`` of independent variables, an integer >= 1.
-    a
-        Decay rate, > 0.
+    %(decay)s
 
     Returns
     -------

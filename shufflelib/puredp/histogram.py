@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_generator, check_int, check_positive
 from .counting import CountingParams, labelled_messages, labelled_sums, noisy_counts
 from .dlap import expected_max_abs_dlap
@@ -30,15 +31,13 @@ __all__ = [
 ]
 
 
+@fill_doc
 def histogram_params(n: int, eps: float, rho: float = 0.5, rule: str = "practical") -> CountingParams:
     """The per-bucket counting parameters: ``eps / 2``-DP, MSE within ``(1 + rho)`` of ``Var DLap(eps / 2)``.
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    eps
-        Total privacy parameter, > 0.
+    %(n_users)s %(eps_total)s
     rho
         Relative MSE excess of each bucket, > 0.
     rule
@@ -63,6 +62,7 @@ def _check_params(params: object) -> CountingParams:
     return params
 
 
+@fill_doc
 def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.random.Generator) -> np.ndarray:
     """Run every user's randomizer on every bucket and shuffle: the analyzer's input.
 
@@ -70,12 +70,7 @@ def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.
     ----------
     x
         1-D array of the users' values in ``{0, ..., buckets - 1}``.
-    buckets
-        Domain size ``B``, an integer >= 1.
-    params
-        Per-bucket counting parameters.
-    rng
-        The only source of randomness.
+    %(buckets)s %(bucket_params)s %(rng)s
 
     Returns
     -------
@@ -98,6 +93,7 @@ def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.
     return labelled_messages(columns, [params] * buckets, rng, instead="simulate_histograms")
 
 
+@fill_doc
 def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
     """The analyzer: per bucket, the sum of the signs tagged with it.
 
@@ -105,8 +101,7 @@ def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
     ----------
     messages
         Array of shape ``(messages, 2)`` of rows ``(bucket, sign)``.
-    buckets
-        Domain size ``B``, an integer >= 1.
+    %(buckets)s
 
     Returns
     -------
@@ -122,6 +117,7 @@ def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
     return labelled_sums(messages, buckets, "buckets").astype(np.int64)
 
 
+@fill_doc
 def simulate_histograms(counts: object, params: CountingParams, size: int, rng: np.random.Generator) -> np.ndarray:
     """Estimated histograms of ``size`` independent runs, through sufficient statistics.
 
@@ -129,12 +125,7 @@ def simulate_histograms(counts: object, params: CountingParams, size: int, rng: 
     ----------
     counts
         1-D array of the true bucket counts ``h_b`` (integers >= 0).
-    params
-        Per-bucket counting parameters.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(bucket_params)s %(size)s %(rng)s
 
     Returns
     -------
@@ -155,17 +146,13 @@ def simulate_histograms(counts: object, params: CountingParams, size: int, rng: 
     return noisy_counts(np.broadcast_to(h, (size, h.size)), params.q, params.eps_noise, rng)
 
 
+@fill_doc
 def histogram_expected_messages(n: int, buckets: int, params: CountingParams) -> float:
     """Expected messages per user: ``B`` runs of the counting randomizer, one with input 1.
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    buckets
-        Domain size ``B``, an integer >= 1.
-    params
-        Per-bucket counting parameters.
+    %(n_users)s %(buckets)s %(bucket_params)s
 
     Returns
     -------
@@ -182,17 +169,13 @@ def histogram_expected_messages(n: int, buckets: int, params: CountingParams) ->
     return (buckets - 1) * params.expected_messages(n, 0) + params.expected_messages(n, 1)
 
 
+@fill_doc
 def linf_error_bound(n: int, buckets: int, params: CountingParams) -> float:
     """Upper bound ``E max_b |N_b| + n q`` on the expected l_inf error, for every dataset.
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    buckets
-        Domain size ``B``, an integer >= 1.
-    params
-        Per-bucket counting parameters.
+    %(n_users)s %(buckets)s %(bucket_params)s
 
     Returns
     -------

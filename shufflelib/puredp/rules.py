@@ -35,6 +35,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.special import digamma, gammaln
 
+from .._docstrings import fill_doc
 from .._validation import check_choice, check_in_range, check_int, check_positive
 from .checker import privacy_certificate
 from .counting import CountingParams
@@ -241,15 +242,13 @@ def _split_rule(n: int, eps: float, rho: float, certified: bool) -> CountingPara
     return best[1]
 
 
+@fill_doc
 def counting_params(n: int, eps: float, rho: float, rule: str = "practical") -> CountingParams:
     """Parameters of the pure ``eps``-DP counting protocol with MSE within ``(1 + rho)`` of ``Var DLap(eps)``.
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    eps
-        Privacy parameter, > 0.
+    %(n_users)s %(eps_pure)s
     rho
         Allowed relative excess of the worst-case MSE over ``Var DLap(eps)``,
         > 0 (at most 0.5 for the paper's rules, as in Theorem 6).
@@ -287,6 +286,7 @@ def counting_params(n: int, eps: float, rho: float, rule: str = "practical") -> 
     return params
 
 
+@fill_doc
 def paper_rule_breakdown(n: int, rho: float, *, eps_high: float = 1.0, xtol: float = 1e-12) -> float:
     """The ε below which the printed rule misses its MSE promise ``(1 + rho) Var DLap(eps)``.
 
@@ -298,8 +298,7 @@ def paper_rule_breakdown(n: int, rho: float, *, eps_high: float = 1.0, xtol: flo
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     rho
         The relative excess allowed, in ``(0, 0.5]`` as in Theorem 6.
     eps_high

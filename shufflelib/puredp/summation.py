@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import (
     check_array,
     check_generator,
@@ -51,6 +52,7 @@ __all__ = [
 ]
 
 
+@fill_doc
 def level_budgets(levels: int, eps: float, uniform_share: float = 0.5) -> np.ndarray:
     """Budgets ``eps_j = eps c_j`` of the levels ``j = 0..levels-1`` (they sum to ``eps``).
 
@@ -58,8 +60,7 @@ def level_budgets(levels: int, eps: float, uniform_share: float = 0.5) -> np.nda
     ----------
     levels
         Number of levels ``L + 1``, an integer >= 1.
-    eps
-        Total privacy parameter, > 0.
+    %(eps_total)s
     uniform_share
         Share ``u`` in ``[0, 1]`` split uniformly; the rest decays like ``2^{-j/2}``.
 
@@ -106,13 +107,13 @@ class RealSumParams:
         """The depth ``L`` of the levels: values are rounded to multiples of ``2^{-L}``."""
         return len(self.levels) - 1
 
+    @fill_doc
     def expected_messages(self, n: int, x: float) -> float:
         """Expected number of messages sent by a user holding ``x`` (each ``O(log log n)`` bits).
 
         Parameters
         ----------
-        n
-            Number of users, an integer >= 1.
+        %(n_users)s
         x
             The user's value, in ``[0, 1]``.
         """
@@ -129,19 +130,20 @@ class RealSumParams:
             total += base + (1.0 - level.q) * bit
         return total
 
+    @fill_doc
     def rmse_bound(self, n: int) -> float:
         """Upper bound on the RMSE over all datasets: ``sqrt(n) 2^{-L} / 2 + sum_j 2^{-j} sqrt(max MSE_j)``.
 
         Parameters
         ----------
-        n
-            Number of users, an integer >= 1.
+        %(n_users)s
         """
         n = check_int("n", n, minimum=1)
         rounding = math.sqrt(n) * 2.0 ** (-self.depth) / 2.0
         return rounding + sum(2.0**-j * math.sqrt(level.worst_mse(n)) for j, level in enumerate(self.levels))
 
 
+@fill_doc
 def real_sum_params(
     n: int, eps: float, rho: float = 0.5, *, rule: str = "practical", uniform_share: float = 0.5
 ) -> RealSumParams:
@@ -149,10 +151,7 @@ def real_sum_params(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
-    eps
-        Total privacy parameter, > 0.
+    %(n_users)s %(eps_total)s
     rho
         Each level's counting MSE is within ``(1 + rho)`` of ``Var DLap(eps_j)``.
     rule
@@ -196,6 +195,7 @@ def _bits(v: np.ndarray, depth: int) -> np.ndarray:
     return (v[..., None] >> shifts) & 1
 
 
+@fill_doc
 def round_to_levels(x: object, depth: int, rng: np.random.Generator) -> np.ndarray:
     """Randomized rounding of ``x in [0, 1]`` to ``v / 2^depth``, returned as bits.
 
@@ -205,8 +205,7 @@ def round_to_levels(x: object, depth: int, rng: np.random.Generator) -> np.ndarr
         1-D array of values in ``[0, 1]``.
     depth
         ``L``, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(rng)s
 
     Returns
     -------
@@ -229,6 +228,7 @@ def round_to_levels(x: object, depth: int, rng: np.random.Generator) -> np.ndarr
     return _bits(v, depth)
 
 
+@fill_doc
 def real_sum_messages(x: object, params: RealSumParams, rng: np.random.Generator) -> np.ndarray:
     """Run every user's randomizer on every level and shuffle: the analyzer's input.
 
@@ -236,10 +236,7 @@ def real_sum_messages(x: object, params: RealSumParams, rng: np.random.Generator
     ----------
     x
         1-D array of the users' values in ``[0, 1]``.
-    params
-        The protocol's parameters.
-    rng
-        The only source of randomness.
+    %(params)s %(rng)s
 
     Returns
     -------
@@ -260,6 +257,7 @@ def real_sum_messages(x: object, params: RealSumParams, rng: np.random.Generator
     return labelled_messages(columns, params.levels, rng, instead="simulate_real_sum")
 
 
+@fill_doc
 def real_sum_analyze(messages: object, params: RealSumParams) -> float:
     """The analyzer: ``sum_j 2^{-j}`` times the sum of the signs tagged ``j``.
 
@@ -267,8 +265,7 @@ def real_sum_analyze(messages: object, params: RealSumParams) -> float:
     ----------
     messages
         Array of shape ``(messages, 2)`` of rows ``(level, sign)``.
-    params
-        The protocol's parameters.
+    %(params)s
 
     Returns
     -------
@@ -288,6 +285,7 @@ def real_sum_analyze(messages: object, params: RealSumParams) -> float:
     return float(np.dot(sums, 2.0 ** -np.arange(params.depth + 1)))
 
 
+@fill_doc
 def simulate_real_sum(
     values: object, counts: object, params: RealSumParams, size: int, rng: np.random.Generator
 ) -> np.ndarray:
@@ -303,12 +301,7 @@ def simulate_real_sum(
         1-D array of distinct values in ``[0, 1]``.
     counts
         1-D array of the numbers of users holding each value (integers >= 0).
-    params
-        The protocol's parameters.
-    size
-        Number of runs, an integer >= 1.
-    rng
-        The only source of randomness.
+    %(params)s %(size)s %(rng)s
 
     Returns
     -------

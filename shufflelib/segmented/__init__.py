@@ -2,6 +2,7 @@
 
 The modules hold the science: :mod:`~shufflelib.segmented.protocol` (Algorithms 1-2 and
 the estimator), :mod:`~shufflelib.segmented.optimize` (parameter choice),
+:mod:`~shufflelib.segmented.bounds` (the calculator's two bounds),
 :mod:`~shufflelib.segmented.variation_ratio`, :mod:`~shufflelib.segmented.clone_pairs`,
 :mod:`~shufflelib.segmented.exact_item` and :mod:`~shufflelib.segmented.group` (privacy
 curves), :mod:`~shufflelib.segmented.baselines`, :mod:`~shufflelib.segmented.attacks`,

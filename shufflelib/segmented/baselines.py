@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._roots import largest_reaching
 from .._validation import (
     check_array,
@@ -93,19 +94,18 @@ def _check_subexp(d: int, s: int, k: int, eps0: float) -> tuple[int, int, int, f
     return d, s, k, eps0
 
 
+@fill_doc
 def subexp_probabilities(d: int, s: int, k: int, eps0: float) -> tuple[float, float]:
     """``(p_in, p_out)``: probability that an item in / not in the user's set is reported.
 
     Parameters
     ----------
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     s
         Items per user, an integer in ``[1, d − 1]``.
     k
         Size of the reported subset, an integer in ``[1, d − 1]``.
-    eps0
-        Local privacy parameter, > 0.
+    %(eps0)s
 
     Examples
     --------

@@ -40,6 +40,7 @@ import math
 import numpy as np
 from scipy.stats import binom
 
+from .._docstrings import fill_doc
 from .._validation import check_in_range, check_int, check_positive, check_probability
 from ..bounds.clone_pair import binomial_interval_mass
 from ..curves import PrivacyCurve
@@ -55,6 +56,7 @@ ITEM_RESOLUTION = 0.1
 _Z = 9.5
 
 
+@fill_doc
 class ExactItemCurve(PrivacyCurve):
     """Exact (or, with blocks, rounded-up) privacy curve of one item of Algorithm 2.
 
@@ -64,8 +66,7 @@ class ExactItemCurve(PrivacyCurve):
         Number ``N`` of blanket slots of all users together (``n · slots``), an integer >= 0.
     gamma
         Probability that a slot sends its blanket message, in ``(0, 1]``.
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     lam
         The victim's reporting probability ``λ``, in ``[0, 1]``.
     t_resolution

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_array, check_generator, check_int, check_positive
 from ..shuffler import histogram
 from .optimize import optimize_parameters
@@ -66,6 +67,7 @@ class TwoRounds:
     estimate: np.ndarray
 
 
+@fill_doc
 def two_rounds(
     sets: object,
     levels: object,
@@ -91,8 +93,7 @@ def two_rounds(
         Items, items per user, the common δ.
     eps_p
         Privacy of the level round (> 0), or ``None`` for plain shuffling.
-    rng
-        The only source of randomness.
+    %(rng)s
     grid_points
         Size of Step 2's grid of ``m``.
 

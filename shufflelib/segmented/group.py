@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import check_choice, check_int, check_nonnegative, check_probability
 from ..curves import PrivacyCurve
 
@@ -64,6 +65,7 @@ def group_privacy(eps: float, delta: float, s: int, form: str = "paper") -> tupl
     return s * eps, min(1.0, s * math.exp(_exponent(s, form) * eps) * delta)
 
 
+@fill_doc
 def item_budget(level_eps: float, s: int, delta: float, form: str = "paper") -> tuple[float, float]:
     """Item-level target ``(ε', δ')`` so that group privacy gives ``(level_eps, delta)``.
 
@@ -71,8 +73,7 @@ def item_budget(level_eps: float, s: int, delta: float, form: str = "paper") -> 
     ----------
     level_eps
         The user's privacy level ``E`` > 0.
-    s
-        Items per user, an integer >= 1.
+    %(s)s
     delta
         The user-level δ in ``(0, 1)``.
     form
@@ -118,6 +119,7 @@ def log_item_budget(level_eps: float, s: int, delta: float, form: str = "paper")
     return eps1, math.log(delta) - math.log(s) - _exponent(s, form) * eps1
 
 
+@fill_doc
 class GroupCurve(PrivacyCurve):
     """The user-level profile ``δ(ε) = min(1, s e^{cε/s} δ_item(ε/s))`` given by group privacy.
 
@@ -128,8 +130,7 @@ class GroupCurve(PrivacyCurve):
     ----------
     item_curve
         The item-level privacy curve.
-    s
-        Items per user, an integer >= 1.
+    %(s)s
     form
         ``"paper"`` or ``"standard"``.
 

@@ -33,6 +33,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._roots import first_true, largest_reaching
 from .._validation import (
     N_MAX,
@@ -107,6 +108,7 @@ def slots_for(m: float, gamma_max: float = 1.0) -> int:
     return max(1, math.ceil(m), math.ceil(m / gamma_max - 1e-12))
 
 
+@fill_doc
 def item_curve(
     n: int,
     m: float,
@@ -121,12 +123,10 @@ def item_curve(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     m
         Expected blanket messages per user, > 0.
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     lam
         Reporting probability, in ``[0, 1]``.
     accounting
@@ -227,6 +227,7 @@ def _target(level_eps: float, s: int, delta: float, group: str) -> tuple[float, 
     return item_budget(level_eps, s, delta, group)
 
 
+@fill_doc
 def max_reporting_probability(
     n: int,
     m: float,
@@ -262,8 +263,7 @@ def max_reporting_probability(
     ----------
     n, m, d
         Users, expected blanket messages per user, items.
-    s
-        Items per user, an integer >= 1.
+    %(s)s
     level_eps
         The level ``E_k`` > 0.
     delta

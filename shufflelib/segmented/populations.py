@@ -20,6 +20,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import (
     SIZE_MAX,
     check_array,
@@ -83,13 +84,13 @@ class SetPopulation(ABC):
         return np.stack([self.sample_holders(int(k), rng, size) for k in nk], axis=1)
 
 
+@fill_doc
 class UniformSets(SetPopulation):
     """Every ``s``-subset of ``d`` items equally likely: ``w_j = s/d``.
 
     Parameters
     ----------
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     s
         Items per user, an integer in ``[1, d]``.
 
@@ -141,6 +142,7 @@ class UniformSets(SetPopulation):
         return out
 
 
+@fill_doc
 class CatalogueSets(SetPopulation):
     """A population given by a catalogue of sets and their probabilities.
 
@@ -148,8 +150,7 @@ class CatalogueSets(SetPopulation):
     ----------
     sets
         ``(U, s)`` array of item ids in ``0..d − 1``, distinct within each row.
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     weights
         Probability of each set (default: uniform over the catalogue).
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._docstrings import fill_doc
 from .._validation import (
     SIZE_MAX,
     check_array,
@@ -156,6 +157,7 @@ def level_histogram(
     return counts + noise
 
 
+@fill_doc
 def randomize_users(
     sets: object, levels: object, params: SegmentedParameters, d: int, rng: np.random.Generator
 ) -> list[np.ndarray]:
@@ -167,12 +169,7 @@ def randomize_users(
         ``(n, s)`` array of item ids in ``0..d − 1`` (distinct within a row).
     levels
         Level index of each user.
-    params
-        The broadcast parameters.
-    d
-        Number of items, an integer >= 2.
-    rng
-        The only source of randomness.
+    %(broadcast_params)s %(d)s %(rng)s
 
     Returns
     -------
@@ -217,6 +214,7 @@ def run_protocol(
     return shuffle(np.concatenate(per_user) if per_user else np.zeros(0, dtype=np.int64), rng)
 
 
+@fill_doc
 def estimate_frequencies(counts: object, n: int, params: SegmentedParameters, level_counts: object) -> np.ndarray:
     """Algorithm 2, line 21: ``Ŵ_j = (C_j − n m / d) / Σ_k n̂_k λ_k``.
 
@@ -224,10 +222,7 @@ def estimate_frequencies(counts: object, n: int, params: SegmentedParameters, le
     ----------
     counts
         Item counts ``C`` of the shuffled messages: shape ``(d,)`` or ``(runs, d)``.
-    n
-        Number of users, an integer >= 1.
-    params
-        The broadcast parameters.
+    %(n_users)s %(broadcast_params)s
     level_counts
         The server's level histogram ``n̂`` (exact or noisy), one entry per level.
 
@@ -256,6 +251,7 @@ def estimate_frequencies(counts: object, n: int, params: SegmentedParameters, le
     return (c - n * params.m / d) / total
 
 
+@fill_doc
 def simulate_counts(
     holders: object, n: int, params: SegmentedParameters, rng: np.random.Generator, size: int | None = None
 ) -> np.ndarray:
@@ -272,10 +268,7 @@ def simulate_counts(
         ``(runs, K, d)`` for one dataset per run.
     n
         Number of users (all levels), an integer >= 1.
-    params
-        The broadcast parameters.
-    rng
-        The only source of randomness.
+    %(broadcast_params)s %(rng)s
     size
         Number of runs for 2-D ``holders`` (default: one run, result of shape ``(d,)``).
 
@@ -372,6 +365,7 @@ def conditional_variance(level_counts: object, params: SegmentedParameters, d: i
     return (s * float(nk @ (lam * (1.0 - lam))) + n * params.m * (1.0 - params.gamma / d)) / total**2
 
 
+@fill_doc
 def expected_mse(level_counts: object, params: SegmentedParameters, d: int, s: int, sum_sq: float) -> float:
     """Exact mean squared error ``E Σ_j (Ŵ_j − w_j)^2`` for i.i.d. data independent of the levels.
 
@@ -381,12 +375,7 @@ def expected_mse(level_counts: object, params: SegmentedParameters, d: int, s: i
     ----------
     level_counts
         Users per level (exact).
-    params
-        The broadcast parameters.
-    d
-        Number of items, an integer >= 2.
-    s
-        Items per user, an integer >= 1.
+    %(broadcast_params)s %(d)s %(s)s
     sum_sq
         ``Σ_j w_j^2`` of the population item frequencies, in ``[0, s]``.
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 
+from .._docstrings import fill_doc
 from .._validation import check_choice, check_in_range, check_int, check_positive, check_probability
 from .clone_pairs import RESOLUTION, ClonePair, ClonePairCurve
 
@@ -67,13 +68,13 @@ def _clone_rate(p: float, beta: float, q: float) -> float:
     return min(rate, 0.5)
 
 
+@fill_doc
 def variation_ratio_pair(n: int, p: float, beta: float, q: float) -> ClonePair:
     """Theorem 1: the variation-ratio pair of ``n`` users (the victim and ``n − 1`` others).
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     p
         Bound on the victim's likelihood ratio between two inputs, > 1 (``inf`` allowed).
     beta
@@ -149,6 +150,7 @@ def slot_count(m: float, slots: int | None = None) -> int:
     return slots
 
 
+@fill_doc
 def poisson_item_pair(
     n: int, m: float, d: int, lam: float, *, slots: int | None = None, convention: str = "theorem3"
 ) -> ClonePair:
@@ -156,12 +158,10 @@ def poisson_item_pair(
 
     Parameters
     ----------
-    n
-        Number of users, an integer >= 1.
+    %(n_users)s
     m
         Expected number of blanket messages per user, > 0.
-    d
-        Number of items, an integer >= 2.
+    %(d)s
     lam
         The user's reporting probability ``λ``, in ``[0, 1]``.
     slots
