@@ -293,6 +293,20 @@ class ComposedCurve(PrivacyCurve):
                         break
             if not math.isfinite(eps):
                 return eps
+            window = eps <= (composed.offset + 1) * composed.step
+            if attempt == 0 and (window or composed._slack(eps) >= 0.5 * delta):
+                # The answer is the rounding terms' or the window's start (far, rare atoms weigh
+                # e^{θ ℓ} at a steep tilt and carry the tilted mass): gentler tilts, keeping the
+                # tightest answer (any tilt is valid); the loop then settles on the tilt of the δ
+                # question at the answer.
+                pick = min if self.upper == (which < 0) else max
+                for factor in (0.5, 0.25, 0.125, 0.0625):
+                    other = quantize_tilt(tilt * factor)
+                    if other == 0.0:
+                        break
+                    seen[other] = self._composed(order, which, other).epsilon(delta)
+                tilt = pick(seen, key=seen.__getitem__)
+                eps, composed = seen[tilt], self._composed(order, which, tilt)
             again = tilt_for(parts, eps=eps, delta=delta)
             if again == tilt:
                 return eps
