@@ -293,12 +293,11 @@ class ComposedCurve(PrivacyCurve):
                         break
             if not math.isfinite(eps):
                 return eps
-            window = eps <= (composed.offset + 1) * composed.step
-            if attempt == 0 and (window or composed._slack(eps) >= 0.5 * delta):
-                # The answer is the rounding terms' or the window's start (far, rare atoms weigh
-                # e^{θ ℓ} at a steep tilt and carry the tilted mass): gentler tilts, keeping the
-                # tightest answer (any tilt is valid); the loop then settles on the tilt of the δ
-                # question at the answer.
+            if attempt == 0 and eps <= (composed.offset + 1) * composed.step:
+                # The answer is the window's start (far, rare atoms weigh e^{θ ℓ} at a steep tilt
+                # and carry the tilted mass; what lies below is not read): gentler tilts, keeping
+                # the tightest answer (any tilt is valid); the loop then settles on the tilt of
+                # the δ question at the answer.
                 pick = min if self.upper == (which < 0) else max
                 for factor in (0.5, 0.25, 0.125, 0.0625):
                     other = quantize_tilt(tilt * factor)
