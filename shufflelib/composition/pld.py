@@ -236,14 +236,18 @@ class LossDistribution:
         return float(self._grid_slack(loss, np.array([self.mass.size - 1 - i]))[0])
 
     def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps``, their masses and losses."""
+        """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps`` carrying mass, their masses and losses."""
         where = eps / self.step - self.offset
         if not where < self.mass.size:  # above the grid (or not finite): nothing
             return np.zeros(0), np.zeros(0), np.zeros(0)
         first = max(0, math.floor(where) + 1)  # grid points with loss > eps
-        loss = (self.offset + np.arange(first, self.mass.size)) * self.step
+        if "live" not in self.cache:  # the points carrying mass (a composition's are often a few)
+            self.cache["live"] = np.flatnonzero(self.mass)
+        live = self.cache["live"]
+        live = live[np.searchsorted(live, first) :]
+        loss = (self.offset + live) * self.step
         keep = loss > eps
-        return -np.expm1(eps - loss[keep]), self.mass[first:][keep], loss[keep]
+        return -np.expm1(eps - loss[keep]), self.mass[live[keep]], loss[keep]
 
     def epsilon(self, delta: float) -> float:
         """ε at ``delta``: for a pessimistic distribution the smallest ε with ``delta(ε) <= delta``
