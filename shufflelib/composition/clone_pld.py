@@ -207,8 +207,26 @@ def binomial_mixture(
     kind = kind if kind is not None else ("dots" if pessimistic else "merge")
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    atoms = mixture_atoms(m, weight, alpha, beta, upper=kind in ("dots", "up"))
+    atoms = _recent_atoms(m, weight, alpha, beta, upper=kind in ("dots", "up"))
     return atoms.discretize(step, kind, inf_mass=inf_mass, max_loss=max_loss, reach=reach)
+
+
+#: The atoms of the last few mixtures (:func:`_recent_atoms`).
+_ATOMS: dict[tuple, Atoms] = {}
+
+
+def _recent_atoms(m: np.ndarray, weight: np.ndarray, alpha: np.ndarray, beta: np.ndarray, *, upper: bool) -> Atoms:
+    """:func:`mixture_atoms`, remembered for the last two mixtures: a composed question discretizes
+    the same mixture on several grids (the fitted step, its companions, a coarser first stage),
+    and the atoms do not depend on the grid (pop-tight, poisson:1e9: 1.9 million atoms, 0.15 s
+    a list, five lists per question)."""
+    arrays = [np.ascontiguousarray(np.broadcast_to(a, np.shape(m)), dtype=float) for a in (m, weight, alpha, beta)]
+    key = (upper, *(a.tobytes() for a in arrays))
+    if key not in _ATOMS:
+        while len(_ATOMS) >= 2:
+            _ATOMS.pop(next(iter(_ATOMS)))
+        _ATOMS[key] = mixture_atoms(*arrays, upper=upper)
+    return _ATOMS[key]
 
 
 @dataclass(frozen=True)
