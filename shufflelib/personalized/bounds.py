@@ -254,7 +254,9 @@ class PersonalizedBound(ABC):
         population scaled to it reaches ``(ε, δ)``, and unless it is 20 one scaled at most
         a relative ``1e-9`` higher does not. Where the bound is non-decreasing in ``ε_max`` (every
         proved bound here) it is the largest such ``ε_max``; for a formula that is not
-        monotone it is the crossing the search brackets, not necessarily the supremum.
+        monotone it is the crossing the search brackets, not necessarily the supremum; should the
+        curve's ε at ``delta`` there exceed ``eps`` (δ not monotone in ε), the search is run again on
+        that ε, so that the answer's ε is at most ``eps``.
 
         Raises
         ------
@@ -291,6 +293,17 @@ class PersonalizedBound(ABC):
         if smallest <= EPS0_MAX:
             start = min(max(inner, smallest), EPS0_MAX)
             found = largest_reaching(value, delta, start, EPS0_MAX, smallest=smallest, log_scale=True)
+        if found is not None and self._curve(population.scaled(found / top)).epsilon(delta) > eps:
+            # A profile not monotone in ε (a printed formula) can read δ(inner) <= δ where its ε at
+            # δ lies above eps (pers-liu24-printed, rr, levels 1, e, e^4.5 with counts 2, 1, 1,
+            # (1, e^-2): ε 1.029 at the crossing found): then the search runs on ε itself.
+            found = largest_reaching(
+                lambda e0: float(self._curve(population.scaled(e0 / top)).epsilon(delta)),
+                eps,
+                smallest,
+                found,
+                smallest=smallest,
+            )
         if found is None:
             raise NotApplicableError(
                 f"{self.name} bound not applicable: no top level eps_max in the box reaches eps={eps}, delta={delta}"
