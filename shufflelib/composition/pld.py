@@ -914,18 +914,17 @@ def tilt_for(
     # Untilted, the rounding terms are at most ``untilted``: where they move ε by less than a
     # relative 1e-5 (δ's slope in ε is about θ δ), the untilted composition is kept: its window
     # is never wider (a tilt can make a round's far, rare atoms carry most of the tilted mass).
+    negligible = 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2)
     untilted = _untilted_slack(parts)
-    if untilted <= 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
-        return 0.0
     tilt = quantize_tilt(theta)
-    slack = predicted_slack(parts, tilt, eps) if tilt > 0.0 else untilted
-    if slack > 1e-5 * math.exp(min(log_delta, 0.0)) * max(theta * eps, 1e-2):
+    if untilted <= negligible or tilt == 0.0:
+        return 0.0
+    slack = predicted_slack(parts, tilt, eps)
+    if slack > negligible:  # the saddle point's slack is too large to read δ: a gentler tilt
         tilt, slack = _gentler_tilt(parts, tilt, eps, slack)
     # A tilt shrinks the rounding term where δ is read, but its window leaves TILTED_TAIL out: where
     # every weight is tiny (a tiny eps0) the untilted slack can be the smaller one.
-    if tilt > 0.0 and untilted <= slack:
-        return 0.0
-    return tilt
+    return 0.0 if untilted <= slack else tilt
 
 
 def _gentler_tilt(
