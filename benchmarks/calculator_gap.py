@@ -11,8 +11,8 @@ to save the start-up of a thousand processes):
   whole box (n log-uniform in [2, 1e9], ε₀ log-uniform in [1e-6, 100], δ log-uniform in
   [1e-15, 0.5], a quarter in [1e-300, 1e-15]; the target ε of the δ and ε₀ questions near the
   library's ε): how often the page's ε or δ is below the command line's, or its largest ε₀
-  above (each must be never), and the largest gaps (ε: where the command line's ε >= 1e-9;
-  below, the library's absolute tolerance of 1e-12 sets the gap);
+  above (each must be never), and the largest gaps (ε: over every input, and apart where the
+  command line's ε >= 1e-9);
 * T rounds (each other ``--rounds``): ``--count`` random inputs from the whole box (δ in
   [1e-15, 0.5], clones and stronger clones in turn): the page's composed ε against today's
   ``--compose T`` (how often above, how often below, by more than 1 % either way, how often

@@ -136,6 +136,20 @@ def test_far_rare_losses_do_not_push_the_answer_to_renyi_dp(bound, n, eps0, roun
     assert back["delta"] <= delta * (1 + 1e-8)  # the two questions read one curve
 
 
+@pytest.mark.parametrize("rounds", [None, 2])
+def test_an_epsilon_of_a_few_1e_11_is_resolved_relative_to_itself(rounds):
+    # At ε₀ = 1.02e-6 and 8.4e8 users one round's loss spreads over about 3.5e-11, and δ = 8.9e-12
+    # is read close to δ(0): ε is a few 1e-11. The root search's absolute tolerance of 1e-12 once
+    # left ε 2 % above the point reaching δ (one round 1.2261e-11 for 1.2020e-11; two rounds
+    # 2.8769e-11 for 2.8330e-11, the calculator page 1.5 % below the command line).
+    argv = ["--bound", "clones", "--n", "837831383", "--eps0", "1.0232762914857038e-06", "--json"]
+    argv += [] if rounds is None else ["--compose", str(rounds)]
+    delta = 8.900722450264242e-12
+    eps = _ask(["epsilon", *argv, "--delta", repr(delta)])["eps"]
+    assert _ask(["delta", *argv, "--eps", repr(eps)])["delta"] <= delta * (1 + 1e-8)  # valid
+    assert _ask(["delta", *argv, "--eps", repr(eps * (1 - 1e-6))])["delta"] > delta  # and tight
+
+
 def _ask(argv: list[str]) -> dict:
     out = io.StringIO()
     with redirect_stdout(out):
