@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range
 from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 

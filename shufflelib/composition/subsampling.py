@@ -60,8 +60,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._validation import check_in_range, check_int, check_n
 from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_range
 from .pld import LossDistribution, discretize
