@@ -173,11 +173,10 @@ def mc_delta(eps: object, log_l_d0: np.ndarray, *, z: float = 3.0) -> MonteCarlo
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
-    >>> l0 = log_likelihood_ratios(LocalMechanism("rr"), 1, 200_000, 0, np.random.default_rng(1),
-    ...                            eps1=1.0, eps_other=1.0)
+    >>> p = 1 / (1 + np.e)  # one user's randomized response at ε = 1: log L = +1 with probability p, else −1
+    >>> l0 = np.where(np.random.default_rng(1).random(200_000) < p, 1.0, -1.0)
     >>> mc = mc_delta([0.5], l0)
-    >>> exact = (np.e - np.exp(0.5)) / (1 + np.e)   # local randomized response
+    >>> exact = (np.e - np.exp(0.5)) / (1 + np.e)
     >>> bool(mc.lower[0] < exact < mc.upper[0])
     True
     """

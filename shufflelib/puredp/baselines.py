@@ -47,6 +47,7 @@ def central_dlap_mse(eps: float) -> float:
     Returns
     -------
     float
+        The MSE of the noisy count.
 
     Examples
     --------
