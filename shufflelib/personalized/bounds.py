@@ -40,26 +40,13 @@ from typing import ClassVar
 import numpy as np
 
 from .._roots import first_true, largest_reaching
-from .._validation import (
-    EPS0_LIMIT,
-    EPS0_MIN,
-    N_MAX,
-    check_nonnegative,
-    check_positive,
-    check_probability,
-)
+from .._validation import EPS0_LIMIT, EPS0_MIN, N_MAX, check_nonnegative, check_positive, check_probability
 from ..bounds import NotApplicableError
 from ..bounds.base import profile_target
 from ..bounds.blanket import BlanketBennett
 from ..bounds.privacy_loss import PrivacyLoss, costly_profile_seconds
 from ..curves import PrivacyCurve, ProfileCurve
-from .baselines import (
-    approximate_clone_term,
-    gdp_delta,
-    gdp_mu,
-    lzx_proxy_epsilon,
-    stronger_clones_delta,
-)
+from .baselines import approximate_clone_term, gdp_delta, gdp_mu, lzx_proxy_epsilon, stronger_clones_delta
 from .clone_count import clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population

@@ -33,13 +33,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._docstrings import fill_doc
-from .._validation import (
-    SIZE_MAX,
-    check_array,
-    check_generator,
-    check_int,
-    check_positive,
-)
+from .._validation import SIZE_MAX, check_array, check_generator, check_int, check_positive
 from ..audit import SampleFn, hockey_stick_estimate
 from .clone_count import CloneCount
 from .mechanisms import LocalMechanism

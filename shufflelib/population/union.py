@@ -32,13 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .._validation import (
-    check_array,
-    check_generator,
-    check_int,
-    check_positive,
-    check_probability,
-)
+from .._validation import check_array, check_generator, check_int, check_positive, check_probability
 from .laws import PopulationLaw
 from .multimessage import group_order, messages_prop1, noisy_means, sigma_for
 from .template import log_over

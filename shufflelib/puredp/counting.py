@@ -35,14 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_nonnegative, check_positive
 from ..shuffler import shuffle
 from .dlap import dlap_variance, sample_dlap
 

@@ -157,6 +157,7 @@ def histogram_expected_messages(n: int, buckets: int, params: CountingParams) ->
     Returns
     -------
     float
+        The expectation, the same for every dataset.
 
     Examples
     --------
@@ -175,11 +176,14 @@ def linf_error_bound(n: int, buckets: int, params: CountingParams) -> float:
 
     Parameters
     ----------
-    %(n_users)s %(buckets)s %(bucket_params)s
+    n
+        Number of users, an integer >= 1 (each input is dropped with probability ``q``: the ``n q``).
+    %(buckets)s %(bucket_params)s
 
     Returns
     -------
     float
+        The bound on ``E max_b |ĥ_b − h_b|``.
 
     Examples
     --------

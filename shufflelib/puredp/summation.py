@@ -31,13 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_positive,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_positive
 from .counting import CountingParams, labelled_messages, labelled_sums, noisy_counts
 from .rules import counting_params
 

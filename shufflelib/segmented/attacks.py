@@ -27,13 +27,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom
 
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_probability,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_probability
 from ..audit import hockey_stick_estimate
 from ..curves import DominatingPair
 
