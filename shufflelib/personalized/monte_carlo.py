@@ -234,8 +234,7 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> sample = count_sampler(Population([0.5, 2.0], [900, 100]), LocalMechanism("laplace"))
     >>> sample(1, 4, np.random.default_rng(0)).shape
     (4,)
