@@ -117,12 +117,7 @@ class AuditResult:
 
 
 def audit_scores(
-    scores_0: np.ndarray,
-    scores_1: np.ndarray,
-    delta: float,
-    *,
-    alpha: float = 0.05,
-    split: float = 0.5,
+    scores_0: np.ndarray, scores_1: np.ndarray, delta: float, *, alpha: float = 0.05, split: float = 0.5
 ) -> AuditResult:
     """Lower-bound ε from scores of a protocol's outputs on two neighbouring datasets.
 

@@ -185,13 +185,7 @@ def mc_delta(eps: object, log_l_d0: np.ndarray, *, z: float = 3.0) -> MonteCarlo
 
 
 def likelihood_ratio_sampler(
-    mechanism: LocalMechanism,
-    n: int,
-    *,
-    eps1: float,
-    eps_other: float,
-    delta1: float = 0.0,
-    delta_other: float = 0.0,
+    mechanism: LocalMechanism, n: int, *, eps1: float, eps_other: float, delta1: float = 0.0, delta_other: float = 0.0
 ) -> SampleFn:
     """A sampler of ``log L`` for :func:`shufflelib.audit.audit_protocol` (``D = D_0``, ``D' = D_1``).
 
