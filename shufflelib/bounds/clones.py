@@ -202,7 +202,7 @@ class ClonesNumerical(ClonePairBound):
 
     Examples
     --------
-    >>> from shufflelib.bounds.clones import ClonesNumerical
+    >>> from shufflelib.bounds import ClonesNumerical
     >>> b = ClonesNumerical()
     >>> round(b.epsilon(100_000, 4.0, 1e-6), 4)  # authors' code: between 0.1675 and 0.1728
     0.1698

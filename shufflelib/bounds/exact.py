@@ -277,7 +277,7 @@ class TwoPairKRRLowerBound(ProfileBound):
         Examples
         --------
         >>> import numpy as np
-        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
+        >>> from shufflelib.bounds import TwoPairKRRLowerBound
         >>> d = TwoPairKRRLowerBound(mechanism="krr", k=3).delta_profile(1_000, 1.0, np.array([0.0, 0.5, 1.0]))
         >>> bool(d[0] > d[1] > d[2] == 0.0)
         True
