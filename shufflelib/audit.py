@@ -76,6 +76,8 @@ PROGRESS_MIN_SAMPLES = 1_000_000
 class AuditResult:
     """Outcome of an audit: a lower bound on ε at confidence ``1 - alpha``.
 
+    Returned by :func:`audit_scores` (and :func:`audit_protocol`, which draws the scores).
+
     Attributes
     ----------
     epsilon

@@ -109,6 +109,8 @@ def log_likelihood_ratios(
 class MonteCarloDelta:
     """Monte Carlo estimates of both hockey-stick divergences of the pair, per ε.
 
+    Returned by :func:`mc_delta`; the δ(ε) of the pair is the larger divergence (:attr:`estimate`).
+
     Attributes
     ----------
     eps

@@ -71,6 +71,8 @@ ADULT_FEMALE, ADULT_MALE = 16_192, 32_650
 class Scenario:
     """A population law, the data of the participants, and the paper's theorem for the law.
 
+    Made by :func:`adult_scenario` and :func:`poisson_scenario`.
+
     Attributes
     ----------
     law

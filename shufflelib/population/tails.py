@@ -43,6 +43,8 @@ __all__ = ["TailCheck", "tail_check", "hoeffding_failure"]
 class TailCheck:
     """Exact probabilities of a theorem's failure events, with the budgets its proof assigns.
 
+    Returned by :func:`tail_check`.
+
     Attributes
     ----------
     omega

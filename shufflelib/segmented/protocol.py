@@ -58,6 +58,8 @@ __all__ = [
 class SegmentedParameters:
     """What the server broadcasts after round 1: ``m``, the ``λ_k`` and the slots per user.
 
+    Chosen by :func:`~shufflelib.segmented.optimize.optimize_parameters`.
+
     Parameters
     ----------
     m
