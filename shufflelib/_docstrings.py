@@ -65,6 +65,7 @@ docdict: dict[str, str] = {
     "law_mean": "mean\n    ``E[N − 1]``, a finite number >= 0.",
     "repetitions": "size\n    Number of repetitions, an integer >= 1.",
     "outcomes": "i\n    Integer(s) >= 0.",
+    "labelled_messages": "messages\n    The shuffled messages: shape ``(messages, 2)``, rows ``(label, sign)``.",
     "segmented_accounting": (
         "accounting, group, gamma_max\n"
         '    The item curve\'s accounting (``"theorem3"`` or ``"exact"``, see\n'

@@ -95,12 +95,11 @@ def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.
 
 @fill_doc
 def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
-    """The analyzer: per bucket, the sum of the signs tagged with it.
+    """The analyzer: per bucket, the sum of the signs of the messages labelled with it.
 
     Parameters
     ----------
-    messages
-        Array of shape ``(messages, 2)`` of rows ``(bucket, sign)``.
+    %(labelled_messages)s
     %(buckets)s
 
     Returns
