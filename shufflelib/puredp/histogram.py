@@ -151,7 +151,9 @@ def histogram_expected_messages(n: int, buckets: int, params: CountingParams) ->
 
     Parameters
     ----------
-    %(n_users)s %(buckets)s %(bucket_params)s
+    n
+        Number of users, an integer >= 1 (they share the noise and the flood: ``1/n`` each).
+    %(buckets)s %(bucket_params)s
 
     Returns
     -------
