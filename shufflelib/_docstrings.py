@@ -65,6 +65,14 @@ docdict: dict[str, str] = {
     "law_mean": "mean\n    ``E[N − 1]``, a finite number >= 0.",
     "repetitions": "size\n    Number of repetitions, an integer >= 1.",
     "outcomes": "i\n    Integer(s) >= 0.",
+    "labelled_messages": "messages\n    The shuffled messages: shape ``(messages, 2)``, rows ``(label, sign)``.",
+    "segmented_accounting": (
+        "accounting, group, gamma_max\n"
+        '    The item curve\'s accounting (``"theorem3"`` or ``"exact"``, see\n'
+        "    :func:`~shufflelib.segmented.optimize.item_curve`), the group-privacy form\n"
+        "    (:mod:`~shufflelib.segmented.group`) and the cap on a slot's sending probability\n"
+        "    (:func:`~shufflelib.segmented.optimize.slots_for`)."
+    ),
 }
 
 _PLACEHOLDERS = re.compile(r"^(?P<indent>[ \t]*)(?P<names>%\(\w+\)s(?:[ \t]+%\(\w+\)s)*)[ \t]*$", re.MULTILINE)

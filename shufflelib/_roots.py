@@ -26,8 +26,12 @@ __all__ = ["last_true", "first_true", "largest_reaching", "narrow_bracket", "fir
 RTOL = 1e-9
 ATOL = 1e-12
 
+#: A monotone verdict on a point, and a continuous score that is ``<= 0`` exactly where it is true.
+Predicate = Callable[[float], bool]
+Score = Callable[[float], float]
 
-def _bisect(ok: Callable[[float], bool], bad: float, good: float, rtol: float, atol: float) -> float:
+
+def _bisect(ok: Predicate, bad: float, good: float, rtol: float, atol: float) -> float:
     """Shrink the bracket [bad, good] (in either order) keeping ``ok(good)`` true."""
     for _ in range(1100):  # enough to reach adjacent floats from [5e-324, 1] (rtol = atol = 0)
         if abs(good - bad) <= rtol * max(abs(good), abs(bad)) + atol:
@@ -42,15 +46,7 @@ def _bisect(ok: Callable[[float], bool], bad: float, good: float, rtol: float, a
     return good
 
 
-def first_true(
-    ok: Callable[[float], bool],
-    score: Callable[[float], float],
-    lo: float,
-    hi: float,
-    *,
-    rtol: float = RTOL,
-    atol: float = ATOL,
-) -> float:
+def first_true(ok: Predicate, score: Score, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL) -> float:
     """Smallest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded up.
 
     ``ok`` must be monotone (false then true) on ``[lo, hi]`` and ``ok(hi)`` true.
@@ -63,15 +59,7 @@ def first_true(
     return _certified_root(ok, score, bad=lo, good=hi, rtol=rtol, atol=atol)
 
 
-def last_true(
-    ok: Callable[[float], bool],
-    score: Callable[[float], float],
-    lo: float,
-    hi: float,
-    *,
-    rtol: float = RTOL,
-    atol: float = ATOL,
-) -> float:
+def last_true(ok: Predicate, score: Score, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL) -> float:
     """Largest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded down.
 
     ``ok`` must be monotone (true then false) on ``[lo, hi]`` and ``ok(lo)`` true.
@@ -83,8 +71,8 @@ def last_true(
 
 
 def _certified_root(
-    ok: Callable[[float], bool],
-    score: Callable[[float], float],
+    ok: Predicate,
+    score: Score,
     *,
     bad: float,
     good: float,
@@ -133,7 +121,7 @@ def _certified_root(
 def _narrowest(
     scores: dict[float, float],
     verdicts: dict[float, bool],
-    ok: Callable[[float], bool],
+    ok: Predicate,
     *,
     good: float,
     bad: float,
@@ -164,7 +152,7 @@ def _narrowest(
 
 
 def largest_reaching(
-    value: Callable[[float], float],
+    value: Score,
     target: float,
     lo: float,
     hi: float,
@@ -231,7 +219,7 @@ def _log_log(v: float) -> float:
 
 
 def narrow_bracket(
-    beyond: Callable[[float], bool], guess: float, lo: float, hi: float, widths: tuple[float, ...] = (0.02, 0.25)
+    beyond: Predicate, guess: float, lo: float, hi: float, widths: tuple[float, ...] = (0.02, 0.25)
 ) -> tuple[float, float]:
     """Shrink ``[lo, hi]`` around a guess of a monotone root; ``beyond(x)``: the root lies above ``x``.
 

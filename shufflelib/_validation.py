@@ -157,13 +157,7 @@ def check_eps0(value: Any, name: str = "eps0") -> float:
 
 
 def check_in_range(
-    name: str,
-    value: Any,
-    low: float,
-    high: float,
-    *,
-    closed_low: bool = True,
-    closed_high: bool = True,
+    name: str, value: Any, low: float, high: float, *, closed_low: bool = True, closed_high: bool = True
 ) -> float:
     """Return ``value`` as a float in the interval from ``low`` to ``high``."""
     x = _as_real(name, value)

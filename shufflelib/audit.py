@@ -76,6 +76,8 @@ PROGRESS_MIN_SAMPLES = 1_000_000
 class AuditResult:
     """Outcome of an audit: a lower bound on ε at confidence ``1 - alpha``.
 
+    Returned by :func:`audit_scores` (and :func:`audit_protocol`, which draws the scores).
+
     Attributes
     ----------
     epsilon
@@ -117,12 +119,7 @@ class AuditResult:
 
 
 def audit_scores(
-    scores_0: np.ndarray,
-    scores_1: np.ndarray,
-    delta: float,
-    *,
-    alpha: float = 0.05,
-    split: float = 0.5,
+    scores_0: np.ndarray, scores_1: np.ndarray, delta: float, *, alpha: float = 0.05, split: float = 0.5
 ) -> AuditResult:
     """Lower-bound ε from scores of a protocol's outputs on two neighbouring datasets.
 

@@ -22,6 +22,7 @@ reported ``N_v`` times with ``E[N_v] = n (f_v p + (1 - f_v) q)``; the estimator
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -37,6 +38,13 @@ FREQ_SUM_TOL = 1e-9
 
 def _scalar_or_array(values: np.ndarray) -> float | np.ndarray:
     return float(values) if values.ndim == 0 else values
+
+
+def _check_binary(name: str, counts: object, n: int, eps0: float) -> tuple[np.ndarray, int, float]:
+    """Validate ``n``, ``eps0`` and the integer ``counts`` in ``[0, n]`` of a binary RR question, in that order."""
+    n = check_n(n)
+    eps0 = check_eps0(eps0)
+    return check_array(name, counts, low=0, high=n, integral=True), n, eps0
 
 
 @fill_doc
@@ -61,9 +69,7 @@ def estimate_count(ones: object, n: int, eps0: float) -> float | np.ndarray:
     >>> round(estimate_count(600, n=1000, eps0=1.0), 3)
     716.395
     """
-    n = check_n(n)
-    eps0 = check_eps0(eps0)
-    ones = check_array("ones", ones, low=0, high=n, integral=True)
+    ones, n, eps0 = _check_binary("ones", ones, n, eps0)
     rr = KRandomizedResponse(2, eps0)
     # 2p - 1 = tanh(eps0 / 2), accurate for small eps0.
     return _scalar_or_array((ones - n * rr.other_probability) / math.tanh(eps0 / 2))
@@ -90,18 +96,27 @@ def count_variance(true_count: object, n: int, eps0: float) -> float | np.ndarra
     >>> round(count_variance(10, n=1000, eps0=1.0), 3)
     920.674
     """
-    n = check_n(n)
-    eps0 = check_eps0(eps0)
-    c = check_array("true_count", true_count, low=0, high=n, integral=True)
+    c, n, eps0 = _check_binary("true_count", true_count, n, eps0)
     var = n / (4.0 * math.sinh(eps0 / 2) ** 2)
     return _scalar_or_array(np.full(c.shape, var))
 
 
-def _check_last_axis(name: str, arr: np.ndarray, k: int) -> None:
+def _check_krr(
+    name: str, values: object, n: int, k: int, eps0: float, **limits: Any
+) -> tuple[np.ndarray, int, int, float]:
+    """Validate ``n``, ``k``, ``eps0`` and the array ``values`` of a k-RR question, in that order.
+
+    ``limits`` go to ``check_array``; ``values`` must be 1-D ``(k,)`` or 2-D ``(repetitions, k)``.
+    """
+    n = check_n(n)
+    k = check_int("k", k, minimum=2)
+    eps0 = check_eps0(eps0)
+    arr = check_array(name, values, **limits)
     if arr.ndim not in (1, 2):
         raise ValueError(f"{name} must be a 1-D (k,) or 2-D (repetitions, k) array, got shape {arr.shape}")
     if arr.shape[-1] != k:
         raise ValueError(f"{name} must have k={k} entries along its last axis, got shape {arr.shape}")
+    return arr, n, k, eps0
 
 
 @fill_doc
@@ -124,12 +139,10 @@ def estimate_frequencies(counts: object, n: int, k: int, eps0: float) -> np.ndar
     --------
     >>> estimate_frequencies([50, 30, 20], n=100, k=3, eps0=2.0).round(4).tolist()
     [0.5783, 0.2843, 0.1374]
+    >>> estimate_frequencies([[50, 30, 20], [40, 40, 20]], n=100, k=3, eps0=2.0).sum(axis=1).round(12).tolist()
+    [1.0, 1.0]
     """
-    n = check_n(n)
-    k = check_int("k", k, minimum=2)
-    eps0 = check_eps0(eps0)
-    arr = check_array("counts", counts, low=0, integral=True)
-    _check_last_axis("counts", arr, k)
+    arr, n, k, eps0 = _check_krr("counts", counts, n, k, eps0, low=0, integral=True)
     sums = np.atleast_1d(arr.sum(axis=-1))
     bad = np.flatnonzero(sums != n)
     if bad.size:
@@ -161,11 +174,7 @@ def frequency_variance(freqs: object, n: int, k: int, eps0: float) -> np.ndarray
     >>> frequency_variance([0.5, 0.3, 0.2], n=100, k=3, eps0=2.0).round(5).tolist()
     [0.00284, 0.00252, 0.00237]
     """
-    n = check_n(n)
-    k = check_int("k", k, minimum=2)
-    eps0 = check_eps0(eps0)
-    f = check_array("freqs", freqs, low=0.0, high=1.0)
-    _check_last_axis("freqs", f, k)
+    f, n, k, eps0 = _check_krr("freqs", freqs, n, k, eps0, low=0.0, high=1.0)
     sums = np.atleast_1d(f.sum(axis=-1))
     bad = np.flatnonzero(np.abs(sums - 1.0) > FREQ_SUM_TOL)
     if bad.size:

@@ -42,9 +42,13 @@ __all__ = [
     "COLUMN_WIDTH",
     "DPI",
     "FIGURE_FORMATS",
+    "PIPELINE_ARROW",
+    "PIPELINE_BOX",
     "format_number",
     "legend_below",
     "panel_grid",
+    "pipeline_canvas",
+    "pipeline_columns",
     "shuffle_model_diagram",
     "use_book_style",
 ]
@@ -338,45 +342,103 @@ def shuffle_model_diagram(values: tuple[int, ...] = (1, 0, 1, 1), seed: int = 3)
     reports = [v if k else 1 - v for v, k in zip(values, keep, strict=True)]
     order = rng.permutation(n)
 
-    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 0.55 * n + 1.4))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(-0.9, n)
-    ax.axis("off")
-    ys = [n - 1 - i for i in range(n)]
-    box = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
-    arrow = dict(arrowstyle="->", color="0.4", lw=1)
-    columns = [(0.7, "Users"), (3.0, "Local randomizers"), (6.0, "Shuffler"), (8.9, "Analyzer")]
-    for x, title in columns:
-        ax.text(x, n - 0.35, title, ha="center", va="bottom", fontweight="bold")
+    fig, ax, ys = pipeline_canvas(n, 0.55 * n + 1.4, -0.9)
     for i, y in enumerate(ys):
-        ax.text(0.7, y, f"user {i + 1}: {values[i]}", ha="center", va="center", bbox=box)
-        ax.text(3.0, y, "RR", ha="center", va="center", bbox=dict(box, fc="#dce9f5"))
-        ax.annotate("", xy=(2.55, y), xytext=(1.45, y), arrowprops=arrow)
+        ax.text(0.7, y, f"user {i + 1}: {values[i]}", ha="center", va="center", bbox=PIPELINE_BOX)
+        ax.text(3.0, y, "RR", ha="center", va="center", bbox=dict(PIPELINE_BOX, fc="#dce9f5"))
+        ax.annotate("", xy=(2.55, y), xytext=(1.45, y), arrowprops=PIPELINE_ARROW)
         ax.annotate(
             "",
             xy=(5.2, ys[int(np.flatnonzero(order == i)[0])]),
             xytext=(3.45, y),
-            arrowprops=dict(arrow, color="#1f4e79"),
+            arrowprops=dict(PIPELINE_ARROW, color="#1f4e79"),
         )
         ax.text(4.05, y + 0.12, str(reports[i]), ha="center", va="bottom", color="#1f4e79")
-    ax.add_patch(plt.Rectangle((5.2, -0.45), 1.6, n - 0.1, fc="#f3e6d0", ec="0.3"))
-    for j, y in enumerate(ys):
-        ax.text(6.0, y, str(reports[int(order[j])]), ha="center", va="center")
-    ax.annotate("", xy=(8.1, (n - 1) / 2), xytext=(6.85, (n - 1) / 2), arrowprops=arrow)
-    ax.text(
-        8.9,
-        (n - 1) / 2,
+    pipeline_columns(
+        ax,
+        ys,
+        (0.7, 3.0, (5.2, 1.6), (6.85, 8.1)),
+        [str(reports[int(j)]) for j in order],
         f"count of ones:\n{sum(reports)} of {n}",
-        ha="center",
-        va="center",
-        bbox=dict(box, fc="#e3f0e0"),
-    )
-    ax.text(
-        5,
-        -0.8,
         "Each user randomizes locally; the shuffler removes the order; the analyzer sees only the multiset.",
-        ha="center",
-        va="center",
-        fontsize="small",
     )
     return fig
+
+
+#: The boxes and arrows of the shuffle-model pipelines (:func:`shuffle_model_diagram` and
+#: :func:`shufflelib.personalized.schematics.pipeline_figure`).
+PIPELINE_BOX = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
+PIPELINE_ARROW = dict(arrowstyle="->", color="0.4", lw=1)
+
+
+def pipeline_canvas(n: int, height: float, bottom: float) -> tuple[Figure, Axes, list[int]]:
+    """A column-wide figure for a pipeline of ``n`` users: no axes, ``x`` in ``[0, 10]``, ``y`` in ``[bottom, n]``.
+
+    Returns the figure, its axes and the users' rows ``y`` (user 1 on top).
+
+    Examples
+    --------
+    >>> fig, ax, ys = pipeline_canvas(3, 3.0, -0.9)
+    >>> ys, [float(x) for x in ax.get_xlim()]
+    ([2, 1, 0], [0.0, 10.0])
+    """
+    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, height))
+    ax.set_xlim(0, 10)
+    ax.set_ylim(bottom, n)
+    ax.axis("off")
+    return fig, ax, [n - 1 - i for i in range(n)]
+
+
+def pipeline_columns(
+    ax: Axes,
+    ys: list[int],
+    places: tuple[float, float, tuple[float, float], tuple[float, float]],
+    shuffled: list[str],
+    analyzer: str,
+    caption: str,
+    *,
+    fontsize: str | None = None,
+) -> None:
+    """What every shuffle-model pipeline draws besides its users' rows.
+
+    The four column titles, the shuffler's box with the reports in their shuffled order, the
+    arrow to the analyzer and its box, and the caption below.
+
+    Parameters
+    ----------
+    ax, ys
+        From :func:`pipeline_canvas`.
+    places
+        ``(users_x, randomizers_x, (shuffler_left, shuffler_width), (arrow_start, arrow_end))``:
+        the centres of the first two columns, the shuffler's box, and the arrow to the analyzer.
+    shuffled
+        The reports' labels in the shuffled order (top to bottom).
+    analyzer
+        The analyzer's box text.
+    caption
+        One line below the pipeline.
+    fontsize
+        Of the reports and the analyzer's box (default: matplotlib's).
+
+    Examples
+    --------
+    >>> fig, ax, ys = pipeline_canvas(2, 2.0, -0.9)
+    >>> pipeline_columns(ax, ys, (0.7, 3.0, (5.2, 1.6), (6.85, 8.1)), ["1", "0"], "one 1", "Two users.")
+    >>> [t.get_text() for t in ax.texts][:4]
+    ['Users', 'Local randomizers', 'Shuffler', 'Analyzer']
+    """
+    users_x, randomizers_x, (left, width), (start, end) = places
+    shuffler_x, middle = left + width / 2, (len(ys) - 1) / 2
+    for x, title in [
+        (users_x, "Users"),
+        (randomizers_x, "Local randomizers"),
+        (shuffler_x, "Shuffler"),
+        (8.9, "Analyzer"),
+    ]:
+        ax.text(x, len(ys) - 0.35, title, ha="center", va="bottom", fontweight="bold")
+    ax.add_patch(plt.Rectangle((left, -0.45), width, len(ys) - 0.1, fc="#f3e6d0", ec="0.3"))
+    for label, y in zip(shuffled, ys, strict=True):
+        ax.text(shuffler_x, y, label, ha="center", va="center", fontsize=fontsize)
+    ax.annotate("", xy=(end, middle), xytext=(start, middle), arrowprops=PIPELINE_ARROW)
+    ax.text(8.9, middle, analyzer, ha="center", va="center", bbox=dict(PIPELINE_BOX, fc="#e3f0e0"), fontsize=fontsize)
+    ax.text(5, ax.get_ylim()[0] + 0.1, caption, ha="center", va="center", fontsize="small")

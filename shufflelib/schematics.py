@@ -61,10 +61,8 @@ def random_population_schematic() -> Figure:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
-    >>> len(random_population_schematic().axes)
-    1
+    >>> random_population_schematic().get_size_inches().tolist()
+    [7.0, 3.0]
     """
     fig, ax = _canvas(7.0, 3.0, 10.0, 4.4)
     present = [True, False, True, True, False, True]
@@ -99,8 +97,6 @@ def segmented_schematic() -> Figure:
 
     Examples
     --------
-    >>> import matplotlib
-    >>> matplotlib.use("Agg")
     >>> len(segmented_schematic().axes)
     1
     """

@@ -23,14 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._docstrings import fill_doc
-from ._validation import (
-    SIZE_MAX,
-    check_array,
-    check_eps0,
-    check_generator,
-    check_int,
-    check_n,
-)
+from ._validation import SIZE_MAX, check_array, check_eps0, check_generator, check_int, check_n
 from .randomizers import KRandomizedResponse, LocalRandomizer
 from .shuffler import shuffle
 

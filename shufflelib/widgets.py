@@ -100,11 +100,8 @@ class FigureExplorer(widgets.VBox):
     Examples
     --------
     >>> import matplotlib.pyplot as plt
-    >>> def plot(k):
-    ...     fig, ax = plt.subplots(figsize=(2, 2))
-    ...     ax.plot(range(k))
-    ...     return fig
-    >>> box = figure_explorer(plot, {"k": [2, 3]}, caption=lambda k: f"<b>k</b> = {k}")
+    >>> empty = lambda k: plt.figure(figsize=(2, 2))
+    >>> box = figure_explorer(empty, {"k": [2, 3]}, caption=lambda k: f"<b>k</b> = {k}")
     >>> sorted(box._repr_mimebundle_())[:2], box._repr_mimebundle_()["text/plain"]
     (['application/pdf', 'application/vnd.jupyter.widget-view+json'], 'k = 2')
     """

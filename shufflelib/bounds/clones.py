@@ -56,13 +56,7 @@ from .._docstrings import fill_doc
 from .._validation import check_int, check_positive, check_probability
 from ..curves import invert_profile
 from .base import AmplificationBound, NotApplicableError, ProfileBound
-from .clone_pair import (
-    BINOM_RTOL,
-    binomial_blocks,
-    binomial_range,
-    binomial_shortfall,
-    clone_pair_delta,
-)
+from .clone_pair import BINOM_RTOL, binomial_blocks, binomial_range, binomial_shortfall, clone_pair_delta
 from .privacy_loss import ClonePairLoss, PrivacyLoss, clone_loss_scale
 
 __all__ = [
@@ -208,7 +202,7 @@ class ClonesNumerical(ClonePairBound):
 
     Examples
     --------
-    >>> from shufflelib.bounds.clones import ClonesNumerical
+    >>> from shufflelib.bounds import ClonesNumerical
     >>> b = ClonesNumerical()
     >>> round(b.epsilon(100_000, 4.0, 1e-6), 4)  # authors' code: between 0.1675 and 0.1728
     0.1698

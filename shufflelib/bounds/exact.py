@@ -61,12 +61,7 @@ from .._validation import check_choice
 from ..curves import ProfileCurve
 from .base import DELTA_FLOOR, AmplificationBound, ProfileBound, _check_n_eps0, profile_target
 from .clone_pair import log_sinh, scaled_sum
-from .clones import (
-    BINOM_RTOL,
-    _log_or_floor,
-    binomial_range,
-    binomial_shortfall,
-)
+from .clones import BINOM_RTOL, _log_or_floor, binomial_range, binomial_shortfall
 from .krr_worst_case import (
     EXACT_RTOL,
     WORK_LIMIT,
@@ -282,7 +277,7 @@ class TwoPairKRRLowerBound(ProfileBound):
         Examples
         --------
         >>> import numpy as np
-        >>> from shufflelib.bounds.exact import TwoPairKRRLowerBound
+        >>> from shufflelib.bounds import TwoPairKRRLowerBound
         >>> d = TwoPairKRRLowerBound(mechanism="krr", k=3).delta_profile(1_000, 1.0, np.array([0.0, 0.5, 1.0]))
         >>> bool(d[0] > d[1] > d[2] == 0.0)
         True

@@ -205,8 +205,7 @@ class ThinnedClones(ProfileBound):
 
     Examples
     --------
-    >>> from shufflelib.bounds.thinned_clones import ThinnedClones
-    >>> from shufflelib.bounds.stronger_clones import StrongerClones
+    >>> from shufflelib.bounds import StrongerClones, ThinnedClones
     >>> thin = ThinnedClones(mechanism="krr", k=3).delta(10_000, 1.0, 0.04)
     >>> strong = StrongerClones(mechanism="krr", k=3).delta(10_000, 1.0, 0.04)
     >>> bool(thin < strong / 3)

@@ -221,24 +221,12 @@ class VerdictRow:
 
     @property
     def ratio(self) -> float:
-        """True δ over the claimed δ at the claimed ε (the claim is at most ``delta``).
-
-        Examples
-        --------
-        >>> VerdictRow(3, 7, 1.0, 1e-6, 0.5, 3e-6, True, 0.6).ratio
-        3.0
-        """
+        """True δ over the claimed δ at the claimed ε (the claim is at most ``delta``; see the class example)."""
         return self.true_delta / self.delta
 
     @property
     def shortfall(self) -> float:
-        """``true ε − claimed ε`` (positive: the bound is violated).
-
-        Examples
-        --------
-        >>> VerdictRow(3, 7, 1.0, 1e-6, 0.5, 3e-6, True, 0.75).shortfall
-        0.25
-        """
+        """``true ε − claimed ε`` (positive: the bound is violated; see the class example)."""
         return self.true_eps - self.claimed_eps
 
 

@@ -976,8 +976,7 @@ def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, 
     --------
     >>> import numpy as np
     >>> from shufflelib.composition.pld import from_log_pmfs, predicted_slack
-    >>> p = np.exp(0.1) / (1 + np.exp(0.1))
-    >>> rr = from_log_pmfs(np.log([p, 1 - p]), np.log([1 - p, p]), step=1e-3)
+    >>> rr = from_log_pmfs(np.log([0.525, 0.475]), np.log([0.475, 0.525]), step=1e-3)  # randomized response, ε0 ≈ 0.1
     >>> predicted_slack([(rr, 100)], 5.0, 3.0) < 1e-10 < predicted_slack([(rr, 100)], 0.0, 3.0)  # tilted, untilted
     True
     """

@@ -45,13 +45,7 @@ from .exact_shuffle import exact_rr_delta, laplace_bracket
 from .hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
 from .mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma
 from .monte_carlo import MonteCarloDelta, count_sampler, likelihood_ratio_sampler, log_likelihood_ratios, mc_delta
-from .population import (
-    Population,
-    gaussian_population,
-    table1_population,
-    two_level_population,
-    uniform_population,
-)
+from .population import Population, gaussian_population, table1_population, two_level_population, uniform_population
 from .sound import no_shuffling_delta, sound_delta
 from .theorems import (
     ClonePlan,

@@ -33,13 +33,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._docstrings import fill_doc
-from .._validation import (
-    SIZE_MAX,
-    check_array,
-    check_generator,
-    check_int,
-    check_positive,
-)
+from .._validation import SIZE_MAX, check_array, check_generator, check_int, check_positive
 from ..audit import SampleFn, hockey_stick_estimate
 from .clone_count import CloneCount
 from .mechanisms import LocalMechanism
@@ -115,6 +109,8 @@ def log_likelihood_ratios(
 class MonteCarloDelta:
     """Monte Carlo estimates of both hockey-stick divergences of the pair, per ε.
 
+    Returned by :func:`mc_delta`; the δ(ε) of the pair is the larger divergence (:attr:`estimate`).
+
     Attributes
     ----------
     eps
@@ -173,11 +169,10 @@ def mc_delta(eps: object, log_l_d0: np.ndarray, *, z: float = 3.0) -> MonteCarlo
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
-    >>> l0 = log_likelihood_ratios(LocalMechanism("rr"), 1, 200_000, 0, np.random.default_rng(1),
-    ...                            eps1=1.0, eps_other=1.0)
+    >>> p = 1 / (1 + np.e)  # one user's randomized response at ε = 1: log L = +1 with probability p, else −1
+    >>> l0 = np.where(np.random.default_rng(1).random(200_000) < p, 1.0, -1.0)
     >>> mc = mc_delta([0.5], l0)
-    >>> exact = (np.e - np.exp(0.5)) / (1 + np.e)   # local randomized response
+    >>> exact = (np.e - np.exp(0.5)) / (1 + np.e)
     >>> bool(mc.lower[0] < exact < mc.upper[0])
     True
     """
@@ -192,13 +187,7 @@ def mc_delta(eps: object, log_l_d0: np.ndarray, *, z: float = 3.0) -> MonteCarlo
 
 
 def likelihood_ratio_sampler(
-    mechanism: LocalMechanism,
-    n: int,
-    *,
-    eps1: float,
-    eps_other: float,
-    delta1: float = 0.0,
-    delta_other: float = 0.0,
+    mechanism: LocalMechanism, n: int, *, eps1: float, eps_other: float, delta1: float = 0.0, delta_other: float = 0.0
 ) -> SampleFn:
     """A sampler of ``log L`` for :func:`shufflelib.audit.audit_protocol` (``D = D_0``, ``D' = D_1``).
 
@@ -241,8 +230,7 @@ def count_sampler(population: Population, mechanism: LocalMechanism, *, target: 
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> sample = count_sampler(Population([0.5, 2.0], [900, 100]), LocalMechanism("laplace"))
     >>> sample(1, 4, np.random.default_rng(0)).shape
     (4,)

@@ -91,12 +91,7 @@ class RegionPicture:
 
 
 def region_picture(
-    mechanism: LocalMechanism,
-    eps_i: float,
-    eps1: float,
-    *,
-    x_i: float = 0.0,
-    points: int = 20_001,
+    mechanism: LocalMechanism, eps_i: float, eps1: float, *, x_i: float = 0.0, points: int = 20_001
 ) -> RegionPicture:
     """The regions of the paper's Fig. 2 and the decomposition residuals, on a grid.
 

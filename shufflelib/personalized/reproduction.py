@@ -29,13 +29,7 @@ from .bounds import (
     StrongerClonesAtMax,
 )
 from .mechanisms import LocalMechanism
-from .population import (
-    Population,
-    gaussian_population,
-    table1_population,
-    two_level_population,
-    uniform_population,
-)
+from .population import Population, gaussian_population, table1_population, two_level_population, uniform_population
 
 __all__ = [
     "TABLE2_EPS",

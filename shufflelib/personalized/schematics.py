@@ -16,14 +16,11 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._validation import check_generator
-from ..plotting import COLUMN_WIDTH
+from ..plotting import COLUMN_WIDTH, PIPELINE_ARROW, PIPELINE_BOX, pipeline_canvas, pipeline_columns
 from .mechanisms import LocalMechanism
 from .regions import RegionPicture
 
 __all__ = ["pipeline_figure", "regions_figure"]
-
-_BOX = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
-_ARROW = dict(arrowstyle="->", color="0.4", lw=1)
 
 
 def pipeline_figure(
@@ -72,18 +69,18 @@ def pipeline_figure(
         reports.append(float(mech.sample(np.array([v]), mech.scale(e, d), rng)[0]))
     order = rng.permutation(n)
 
-    fig, ax = plt.subplots(figsize=(COLUMN_WIDTH, 0.62 * n + 1.2))
-    ax.set_xlim(0, 10)
-    ax.set_ylim(-0.8, n)
-    ax.axis("off")
-    ys = [n - 1 - i for i in range(n)]
-    for x, title in [(0.95, "Users"), (3.35, "Local randomizers"), (6.25, "Shuffler"), (8.9, "Analyzer")]:
-        ax.text(x, n - 0.35, title, ha="center", va="bottom", fontweight="bold")
+    fig, ax, ys = pipeline_canvas(n, 0.62 * n + 1.2, -0.8)
     for i, y in enumerate(ys):
         e, d = budgets[i]
         budget = rf"$\varepsilon_{i + 1} = {e:g}$" + (rf", $\delta_{i + 1} = {d:g}$" if d > 0 else "")
         ax.text(
-            0.95, y, f"$x_{i + 1} = {values[i]:g}$\n{budget}", ha="center", va="center", bbox=_BOX, fontsize="small"
+            0.95,
+            y,
+            f"$x_{i + 1} = {values[i]:g}$\n{budget}",
+            ha="center",
+            va="center",
+            bbox=PIPELINE_BOX,
+            fontsize="small",
         )
         ax.text(
             3.35,
@@ -91,32 +88,20 @@ def pipeline_figure(
             rf"$R(x_{i + 1};\ \varepsilon_{i + 1})$",
             ha="center",
             va="center",
-            bbox=dict(_BOX, fc="#dce9f5"),
+            bbox=dict(PIPELINE_BOX, fc="#dce9f5"),
             fontsize="small",
         )
-        ax.annotate("", xy=(2.55, y), xytext=(1.85, y), arrowprops=_ARROW)
+        ax.annotate("", xy=(2.55, y), xytext=(1.85, y), arrowprops=PIPELINE_ARROW)
         target = ys[int(np.flatnonzero(order == i)[0])]
-        ax.annotate("", xy=(5.55, target), xytext=(4.15, y), arrowprops=dict(_ARROW, color="#1f4e79"))
+        ax.annotate("", xy=(5.55, target), xytext=(4.15, y), arrowprops=dict(PIPELINE_ARROW, color="#1f4e79"))
         ax.text(4.7, y + 0.12, rf"$\tilde x_{i + 1}$", ha="center", va="bottom", color="#1f4e79", fontsize="small")
-    ax.add_patch(plt.Rectangle((5.55, -0.45), 1.4, n - 0.1, fc="#f3e6d0", ec="0.3"))
-    for j, y in enumerate(ys):
-        ax.text(6.25, y, f"{reports[int(order[j])]:+.2f}", ha="center", va="center", fontsize="small")
-    ax.annotate("", xy=(8.05, (n - 1) / 2), xytext=(7.0, (n - 1) / 2), arrowprops=_ARROW)
-    ax.text(
-        8.9,
-        (n - 1) / 2,
+    pipeline_columns(
+        ax,
+        ys,
+        (0.95, 3.35, (5.55, 1.4), (7.0, 8.05)),
+        [f"{reports[int(j)]:+.2f}" for j in order],
         f"mean of the\nreports: {np.mean(reports):+.2f}",
-        ha="center",
-        va="center",
-        bbox=dict(_BOX, fc="#e3f0e0"),
-        fontsize="small",
-    )
-    ax.text(
-        5,
-        -0.7,
         "Each user randomizes with her own budget; the shuffler removes the order.",
-        ha="center",
-        va="center",
         fontsize="small",
     )
     return fig

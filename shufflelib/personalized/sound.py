@@ -117,8 +117,7 @@ class SoundPiece:
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
-    >>> from shufflelib.personalized.population import Population
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> piece = sound_pieces(Population([0.5, 1.0], [50, 50]), LocalMechanism("rr"))[0]
     >>> piece.group, piece.eps_range, piece.delta_prime
     (0, (0.5, 1.0), 0.0)
@@ -330,8 +329,7 @@ def sound_pieces(
 
     Examples
     --------
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> pieces = sound_pieces(Population([0.5, 1.0], [50, 50]), LocalMechanism("laplace"))
     >>> sorted({p.group for p in pieces}), sorted({p.delta_prime for p in pieces})
     ([0, 1], [0.0, 1e-09])
@@ -376,8 +374,7 @@ def sound_delta(
 
     Examples
     --------
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> pop = Population([0.5, 1.0, 2.0], [4000, 4000, 2000])
     >>> d = sound_delta([0.2, 0.4], pop, LocalMechanism("laplace"))
     >>> bool(d[0] > d[1] > 0)
@@ -422,8 +419,7 @@ def no_shuffling_delta(eps: object, population: Population, mechanism: LocalMech
 
     Examples
     --------
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> pop = Population([1.0, 2.0], [50, 50])
     >>> no_shuffling_delta([0.3], pop, LocalMechanism("gaussian", "paper")).round(4).tolist()
     [0.2933]

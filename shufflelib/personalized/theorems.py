@@ -138,8 +138,7 @@ def paper_plan(
 
     Examples
     --------
-    >>> from shufflelib.personalized.population import Population
-    >>> from shufflelib.personalized.mechanisms import LocalMechanism
+    >>> from shufflelib.personalized import LocalMechanism, Population
     >>> plan = paper_plan(Population([1.0, 3.0], [199, 1]), LocalMechanism("laplace"))
     >>> round(plan.w, 4), plan.count.trials
     (0.1116, 199)

@@ -46,13 +46,7 @@ from scipy import stats
 from .._binomial import binom
 from .._validation import check_int, check_positive
 from ..bounds.clone_pair import BINOM_RTOL
-from .laws import (
-    BinomialPopulation,
-    FixedPopulation,
-    PoissonPopulation,
-    PopulationLaw,
-    integer_range,
-)
+from .laws import BinomialPopulation, FixedPopulation, PoissonPopulation, PopulationLaw, integer_range
 
 __all__ = ["CloneCount", "clone_count", "others_after_dummies", "C_TAIL", "MAX_BLOCKS"]
 

@@ -36,13 +36,7 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    SIZE_MAX,
-    check_array,
-    check_generator,
-    check_int,
-    check_positive,
-)
+from .._validation import SIZE_MAX, check_array, check_generator, check_int, check_positive
 
 __all__ = ["normalizer", "pmf", "logpmf", "variance", "sample_discrete_gaussian", "s_term", "sum_pmf"]
 

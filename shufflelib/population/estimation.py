@@ -40,13 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import (
-    check_array,
-    check_generator,
-    check_int,
-    check_positive,
-    check_probability,
-)
+from .._validation import check_array, check_generator, check_int, check_positive, check_probability
 from .laws import TAIL, FixedPopulation, PopulationLaw
 from .tight import TightClones
 

@@ -196,11 +196,7 @@ def _inputs(pixels: np.ndarray, labels: np.ndarray, classes: int) -> tuple[np.nd
 
 
 def logistic_gradients(
-    pixels: np.ndarray,
-    labels: np.ndarray,
-    weights: np.ndarray | None = None,
-    clip: float = 5.0,
-    classes: int = 10,
+    pixels: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None, clip: float = 5.0, classes: int = 10
 ) -> ClippedGradients:
     """Every example's clipped gradient of multinomial logistic regression at ``weights``.
 

@@ -217,6 +217,10 @@ class SubExponentialTail:
     --------
     >>> SubExponentialTail(5000, 2, 0.05).b
     0.05
+    >>> SubExponentialTail(5000, 0.5, 0.05)
+    Traceback (most recent call last):
+    ...
+    ValueError: a must be in [1.0, inf), got 0.5
     """
 
     mean: float

@@ -37,14 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._roots import first_true
-from .._validation import (
-    check_array,
-    check_choice,
-    check_generator,
-    check_int,
-    check_positive,
-    check_probability,
-)
+from .._validation import check_array, check_choice, check_generator, check_int, check_positive, check_probability
 from ..curves import DominatingPair
 from . import dgauss
 from .laws import TAIL, PopulationLaw

@@ -43,6 +43,8 @@ __all__ = ["TailCheck", "tail_check", "hoeffding_failure"]
 class TailCheck:
     """Exact probabilities of a theorem's failure events, with the budgets its proof assigns.
 
+    Returned by :func:`tail_check`.
+
     Attributes
     ----------
     omega
@@ -108,11 +110,11 @@ def tail_check(theorem: TemplateBound, law: PopulationLaw, eps0: float, delta: f
     Examples
     --------
     >>> from shufflelib.population.laws import PoissonPopulation
-    >>> from shufflelib.population.bounds import SubGaussianTheorem
+    >>> from shufflelib.population.bounds import MeanVarianceTheorem
     >>> law = PoissonPopulation(5000)
-    >>> check = tail_check(SubGaussianTheorem(law.subgaussian_tail()), law, 1.0, 1e-3)
-    >>> check.population_below <= check.population_budget
-    True
+    >>> check = tail_check(MeanVarianceTheorem(law, dummies=500), law, 1.0, 1e-3)
+    >>> check.clones_below <= check.clones_budget, check.population_below  # one stage: no population event
+    (True, nan)
     """
     if not isinstance(theorem, TemplateBound):
         raise ValueError(f"theorem must be a TemplateBound, got {type(theorem).__name__}")

@@ -14,11 +14,7 @@
   central discrete Laplace, local and single-message shuffled baselines.
 """
 
-from .baselines import (
-    central_dlap_mse,
-    local_rr_mse,
-    shuffled_rr_pure_epsilon,
-)
+from .baselines import central_dlap_mse, local_rr_mse, shuffled_rr_pure_epsilon
 from .checker import (
     Certificate,
     ExactLoss,
@@ -38,12 +34,7 @@ from .counting import (
     simulate_estimates,
     simulate_view,
 )
-from .dlap import (
-    dlap_variance,
-    expected_max_abs_dlap,
-    max_abs_dlap_bound,
-    sample_dlap,
-)
+from .dlap import dlap_variance, expected_max_abs_dlap, max_abs_dlap_bound, sample_dlap
 from .histogram import (
     histogram_analyze,
     histogram_expected_messages,

@@ -36,17 +36,8 @@ __all__ = [
 MAX_EXACT_USERS = 400
 
 
-@fill_doc
 def central_dlap_mse(eps: float) -> float:
-    """MSE of the central discrete Laplace mechanism, ``Var DLap(eps)``.
-
-    Parameters
-    ----------
-    %(eps_pure)s
-
-    Returns
-    -------
-    float
+    """MSE of the central discrete Laplace mechanism at privacy ``eps`` (> 0): its noise's variance ``Var DLap(eps)``.
 
     Examples
     --------

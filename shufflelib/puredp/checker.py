@@ -272,6 +272,7 @@ def reduced_log_ratio(params: CountingParams, i: object) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        ``ln R(i)`` at each ``i``.
 
     Examples
     --------
@@ -312,6 +313,7 @@ def lemma10_log_margin(params: CountingParams, i: object) -> np.ndarray:
     Returns
     -------
     numpy.ndarray
+        The log margin at each ``i``.
 
     Examples
     --------

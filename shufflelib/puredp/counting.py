@@ -35,14 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_nonnegative,
-    check_positive,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_nonnegative, check_positive
 from ..shuffler import shuffle
 from .dlap import dlap_variance, sample_dlap
 
@@ -355,13 +348,13 @@ def labelled_messages(
     return shuffle(np.concatenate(parts).astype(np.int64), rng)
 
 
+@fill_doc
 def labelled_sums(messages: object, labels: int, what: str) -> np.ndarray:
     """The analyzer of :func:`labelled_messages`: per label ``0..labels-1``, the sum of its signs.
 
     Parameters
     ----------
-    messages
-        Array of shape ``(messages, 2)`` of rows ``(label, sign)``.
+    %(labelled_messages)s
     labels
         Number of labels, an integer >= 1 (validated by the caller).
     what

@@ -95,12 +95,11 @@ def histogram_messages(x: object, buckets: int, params: CountingParams, rng: np.
 
 @fill_doc
 def histogram_analyze(messages: object, buckets: int) -> np.ndarray:
-    """The analyzer: per bucket, the sum of the signs tagged with it.
+    """The analyzer: per bucket, the sum of the signs of the messages labelled with it.
 
     Parameters
     ----------
-    messages
-        Array of shape ``(messages, 2)`` of rows ``(bucket, sign)``.
+    %(labelled_messages)s
     %(buckets)s
 
     Returns
@@ -152,11 +151,14 @@ def histogram_expected_messages(n: int, buckets: int, params: CountingParams) ->
 
     Parameters
     ----------
-    %(n_users)s %(buckets)s %(bucket_params)s
+    n
+        Number of users, an integer >= 1 (they share the noise and the flood: ``1/n`` each).
+    %(buckets)s %(bucket_params)s
 
     Returns
     -------
     float
+        The expectation, the same for every dataset.
 
     Examples
     --------
@@ -175,11 +177,14 @@ def linf_error_bound(n: int, buckets: int, params: CountingParams) -> float:
 
     Parameters
     ----------
-    %(n_users)s %(buckets)s %(bucket_params)s
+    n
+        Number of users, an integer >= 1 (each input is dropped with probability ``q``: the ``n q``).
+    %(buckets)s %(bucket_params)s
 
     Returns
     -------
     float
+        The bound on ``E max_b |ĥ_b − h_b|``.
 
     Examples
     --------

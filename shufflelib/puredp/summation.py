@@ -31,13 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_positive,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_positive
 from .counting import CountingParams, labelled_messages, labelled_sums, noisy_counts
 from .rules import counting_params
 
@@ -259,12 +253,11 @@ def real_sum_messages(x: object, params: RealSumParams, rng: np.random.Generator
 
 @fill_doc
 def real_sum_analyze(messages: object, params: RealSumParams) -> float:
-    """The analyzer: ``sum_j 2^{-j}`` times the sum of the signs tagged ``j``.
+    """The analyzer: ``sum_j 2^{-j}`` times the sum of the signs of the messages labelled with level ``j``.
 
     Parameters
     ----------
-    messages
-        Array of shape ``(messages, 2)`` of rows ``(level, sign)``.
+    %(labelled_messages)s
     %(params)s
 
     Returns

@@ -27,13 +27,7 @@ import numpy as np
 from scipy.special import gammaln, logsumexp
 from scipy.stats import binom
 
-from .._validation import (
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_probability,
-)
+from .._validation import check_array, check_generator, check_in_range, check_int, check_probability
 from ..audit import hockey_stick_estimate
 from ..curves import DominatingPair
 
@@ -200,9 +194,10 @@ def profile_estimate(log_ratio_under_p: object, eps: object) -> tuple[np.ndarray
     Examples
     --------
     >>> import numpy as np
-    >>> est, se = profile_estimate(np.array([np.log(3.0)] * 3 + [-np.log(3.0)]), [0.0])
-    >>> round(float(est[0]), 6)  # randomized response with probability 3/4: TV = 1/2
-    0.5
+    >>> llr = np.log([3.0, 3.0, 3.0, 1 / 3])  # randomized response with probability 3/4, drawn under P
+    >>> est, se = profile_estimate(llr, [0.0, np.log(2.0)])
+    >>> np.round(est, 6).tolist()
+    [0.5, 0.25]
     """
     return hockey_stick_estimate(log_ratio_under_p, eps, drawn_from="p")
 

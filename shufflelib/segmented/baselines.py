@@ -32,14 +32,7 @@ import numpy as np
 
 from .._docstrings import fill_doc
 from .._roots import largest_reaching
-from .._validation import (
-    check_array,
-    check_choice,
-    check_in_range,
-    check_int,
-    check_positive,
-    check_probability,
-)
+from .._validation import check_array, check_choice, check_in_range, check_int, check_positive, check_probability
 from .optimize import blanket_threshold, slots_for
 from .protocol import SegmentedParameters, expected_mse
 from .variation_ratio import variation_ratio_pair

@@ -140,6 +140,7 @@ def item_curve(
     Returns
     -------
     PrivacyCurve
+        The item's privacy curve under ``accounting``.
 
     Examples
     --------
@@ -268,8 +269,7 @@ def max_reporting_probability(
         The level ``E_k`` > 0.
     delta
         The user-level δ, in ``(0, 1)``.
-    accounting, group, gamma_max
-        See the module notes, :mod:`~shufflelib.segmented.group` and :func:`slots_for`.
+    %(segmented_accounting)s
 
     Returns
     -------
@@ -474,6 +474,7 @@ def lambda_grid(
     return out
 
 
+@fill_doc
 def optimize_parameters(
     level_eps: object,
     level_counts: object,
@@ -502,8 +503,7 @@ def optimize_parameters(
         ``[m_K, m_1]``).
     grid_points
         Size of the default grid, an integer >= 2.
-    accounting, group, gamma_max
-        As in :func:`max_reporting_probability`.
+    %(segmented_accounting)s
 
     Returns
     -------

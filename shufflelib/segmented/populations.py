@@ -21,13 +21,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    SIZE_MAX,
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-)
+from .._validation import SIZE_MAX, check_array, check_generator, check_in_range, check_int
 
 __all__ = ["SetPopulation", "UniformSets", "CatalogueSets", "msnbc_like"]
 

@@ -36,14 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._validation import (
-    SIZE_MAX,
-    check_array,
-    check_generator,
-    check_in_range,
-    check_int,
-    check_positive,
-)
+from .._validation import SIZE_MAX, check_array, check_generator, check_in_range, check_int, check_positive
 from ..shuffler import shuffle
 from .variation_ratio import slot_count
 
@@ -64,6 +57,8 @@ __all__ = [
 @dataclass(frozen=True)
 class SegmentedParameters:
     """What the server broadcasts after round 1: ``m``, the ``λ_k`` and the slots per user.
+
+    Chosen by :func:`~shufflelib.segmented.optimize.optimize_parameters`.
 
     Parameters
     ----------
