@@ -1,5 +1,5 @@
-"""The binomial law's ``pmf``, ``cdf`` and ``sf`` as :data:`scipy.stats.binom` computes them,
-without importing :mod:`scipy.stats` (whose import lengthens the start-up, measured by
+"""The binomial law's ``pmf``, ``cdf``, ``sf`` and ``logpmf`` as :data:`scipy.stats.binom` computes
+them, without importing :mod:`scipy.stats` (whose import lengthens the start-up, measured by
 ``benchmarks/bench_startup.py``; the calculator's simple questions must not pay it).
 
 The values come from the same Boost ufuncs ``scipy.stats.binom`` calls (SciPy's
@@ -7,7 +7,8 @@ The values come from the same Boost ufuncs ``scipy.stats.binom`` calls (SciPy's
 conventions around them: 0 outside the support ``0..n`` (and for a non-integer ``k`` in the
 pmf), ``cdf`` and ``sf`` read at ``floor(k)`` (1 and 0 beyond the ends), results clipped to
 ``[0, 1]``, NaN for invalid parameters (``n`` not a non-negative integer, ``p`` outside
-``[0, 1]``). ``tests/test_binomial.py`` checks equality with ``scipy.stats.binom`` bit for bit. A
+``[0, 1]``); ``logpmf`` is SciPy's own formula from :mod:`scipy.special` (``-inf`` off the
+support). ``tests/test_binomial.py`` checks equality with ``scipy.stats.binom`` bit for bit. A
 SciPy without those private ufuncs falls back to ``scipy.stats.binom`` itself.
 
 Examples
@@ -60,8 +61,25 @@ def _masked(name: str, ufunc: Any, k: Any, n: Any, p: Any) -> Any:
     return _finish(out)
 
 
+def _logpmf(k: Any, n: Any, p: Any) -> Any:
+    """``binom.logpmf(k, n, p)``: SciPy's formula (``gammaln``, ``xlogy``, ``xlog1py``) inside the
+    support, ``-inf`` off the integers ``0..n``, NaN for invalid parameters."""
+    from scipy.special import gammaln, xlog1py, xlogy
+
+    k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
+    good = _valid(n, p)
+    inside = good & (k >= 0) & (k <= n) & (np.floor(k) == k)
+    out = np.full(k.shape, -np.inf)
+    if inside.any():
+        kk, nn, pp = k[inside], n[inside], p[inside]
+        combiln = gammaln(nn + 1) - (gammaln(kk + 1) + gammaln(nn - kk + 1))
+        out[inside] = combiln + xlogy(kk, pp) + xlog1py(nn - kk, -pp)
+    out[~good | np.isnan(k)] = np.nan
+    return _finish(out)
+
+
 class _Binomial:
-    """``pmf``, ``cdf`` and ``sf`` of ``Bin(n, p)`` at ``k`` (arrays broadcast together)."""
+    """``pmf``, ``cdf``, ``sf`` and ``logpmf`` of ``Bin(n, p)`` at ``k`` (arrays broadcast together)."""
 
     def pmf(self, k: Any, n: Any, p: Any) -> Any:
         return _masked("pmf", _binom_pmf, k, n, p)
@@ -72,6 +90,9 @@ class _Binomial:
     def sf(self, k: Any, n: Any, p: Any) -> Any:
         return _masked("sf", _binom_sf, k, n, p)
 
+    def logpmf(self, k: Any, n: Any, p: Any) -> Any:
+        return _logpmf(k, n, p)
 
-#: The binomial law (``binom.pmf(k, n, p)``, ``binom.cdf``, ``binom.sf``), as ``scipy.stats.binom``.
+
+#: The binomial law (``binom.pmf(k, n, p)``, ``binom.cdf``, ``binom.sf``, ``binom.logpmf``), as ``scipy.stats.binom``.
 binom = _Binomial()

@@ -19,7 +19,7 @@ def _same(a, b) -> bool:
     return bool(np.all((a == b) | (np.isnan(a) & np.isnan(b))))
 
 
-@pytest.mark.parametrize("name", ["pmf", "cdf", "sf"])
+@pytest.mark.parametrize("name", ["pmf", "cdf", "sf", "logpmf"])
 def test_bit_for_bit_with_scipy(name):
     rng = np.random.default_rng(7)
     size = 50_000
@@ -36,7 +36,7 @@ def test_bit_for_bit_with_scipy(name):
 
 
 @pytest.mark.parametrize("args", [(3, 10, 0.5), (-1, 10, 0.5), (10, 10, 0.5), (11, 10, 0.5), (0, 0, 0.3), (2, 7, 0.0)])
-@pytest.mark.parametrize("name", ["pmf", "cdf", "sf"])
+@pytest.mark.parametrize("name", ["pmf", "cdf", "sf", "logpmf"])
 def test_scalars_are_numpy_scalars_as_scipy_gives(name, args):
     ours, theirs = getattr(binom, name)(*args), getattr(scipy_binom, name)(*args)
     assert _same(ours, theirs) and type(ours) is type(theirs)

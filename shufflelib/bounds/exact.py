@@ -103,13 +103,11 @@ def binary_pair_log_pmfs(n: int, eps0: float) -> tuple[np.ndarray, np.ndarray]:
     >>> round(float(np.exp(log_x0).sum()), 12), log_x0.shape == log_x1.shape
     (1.0, True)
     """
-    from scipy.stats import binom as scipy_binom  # logpmf (the composed question only)
-
     p_lo = 1.0 / (1.0 + math.exp(eps0))
     p_hi = 1.0 - p_lo
     lo, hi = binomial_range(n - 1, p_lo, 1e-30)
     x = np.arange(lo, hi + 2, dtype=float)
-    base, shifted = scipy_binom.logpmf(x, n - 1, p_lo), scipy_binom.logpmf(x - 1.0, n - 1, p_lo)
+    base, shifted = binom.logpmf(x, n - 1, p_lo), binom.logpmf(x - 1.0, n - 1, p_lo)
     log_x0 = np.logaddexp(math.log(p_hi) + base, math.log(p_lo) + shifted)
     log_x1 = np.logaddexp(math.log(p_lo) + base, math.log(p_hi) + shifted)
     return log_x0, log_x1
