@@ -365,9 +365,10 @@ def shuffle_model_diagram(values: tuple[int, ...] = (1, 0, 1, 1), seed: int = 3)
     return fig
 
 
-#: The boxes and arrows of the shuffle-model pipelines (:func:`shuffle_model_diagram` and
-#: :func:`shufflelib.personalized.schematics.pipeline_figure`).
+#: The boxes of the shuffle-model pipelines (:func:`shuffle_model_diagram` and
+#: :func:`shufflelib.personalized.schematics.pipeline_figure`): matplotlib ``bbox`` properties.
 PIPELINE_BOX = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
+#: The arrows of the shuffle-model pipelines: matplotlib ``arrowprops``.
 PIPELINE_ARROW = dict(arrowstyle="->", color="0.4", lw=1)
 
 
