@@ -365,10 +365,10 @@ def shuffle_model_diagram(values: tuple[int, ...] = (1, 0, 1, 1), seed: int = 3)
     return fig
 
 
-#: The boxes of the shuffle-model pipelines (:func:`shuffle_model_diagram` and
-#: :func:`shufflelib.personalized.schematics.pipeline_figure`): matplotlib ``bbox`` properties.
+#: Matplotlib ``bbox`` properties of the boxes in the shuffle-model pipelines (drawn by
+#: :func:`shuffle_model_diagram` and :func:`shufflelib.personalized.schematics.pipeline_figure`).
 PIPELINE_BOX = dict(boxstyle="round,pad=0.3", fc="white", ec="0.3")
-#: The arrows of the shuffle-model pipelines: matplotlib ``arrowprops``.
+#: Matplotlib ``arrowprops`` of the arrows in the shuffle-model pipelines.
 PIPELINE_ARROW = dict(arrowstyle="->", color="0.4", lw=1)
 
 

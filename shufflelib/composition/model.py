@@ -216,6 +216,7 @@ class ComposedCurve(PrivacyCurve):
         self.pure = None if pure is None or self.lower_bound else float(pure)
         self.max_length = max_length
         self._cache: dict[tuple[int, int, float], LossDistribution] = {}
+        self._answers: dict[tuple[int, float], float] = {}  # ε of the curve or a companion at δ
 
     @property
     def rounds(self) -> int:
@@ -321,12 +322,20 @@ class ComposedCurve(PrivacyCurve):
         # The δ question reads δ at ε from the composition at ε's own tilt: a search on that.
         upper = self.upper == (which < 0)
         return invert_profile(
-            lambda e: self._order_delta(order, which, e), delta, upper=upper, guess=min(seen.values())
+            lambda e: self._order_delta(order, which, e),
+            delta,
+            upper=upper,
+            guess=(min if upper else max)(seen.values()),
         )
 
     def _epsilon_of(self, which: int, delta: float) -> float:
-        """The largest of the orders' ε (of the curve, or of companion ``which``)."""
-        return max(self._order_epsilon(i, which, delta) for i in range(len(self._parts(which))))
+        """The largest of the orders' ε (of the curve, or of companion ``which``), remembered: a question
+        reads it twice (:meth:`RoundModel.fitted`'s check that the grid fits, then :meth:`bracket`)."""
+        if (which, delta) not in self._answers:
+            self._answers[which, delta] = max(
+                self._order_epsilon(i, which, delta) for i in range(len(self._parts(which)))
+            )
+        return self._answers[which, delta]
 
     def _delta_of(self, which: int, eps: float) -> float:
         """The largest of the orders' δ (of the curve, or of companion ``which``)."""

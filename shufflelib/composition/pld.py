@@ -256,7 +256,7 @@ class LossDistribution:
         Between two grid losses ``δ(ε) = A − e^ε B`` (``A``, ``B`` sums over the atoms above),
         so the root is a closed form once its grid interval is known: δ at every grid point at
         once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
-        e^{−step} R_{i+1}``, :func:`_discounted_tails`). The slack terms decrease in ε: an upper bound on
+        e^{−step} R_{i+1}``, ``_discounted_tails``). The slack terms decrease in ε: an upper bound on
         them at every grid point (vectorized) finds the grid interval, and the slack at the
         interval's left end moves the target of the closed form there, a valid (slightly
         conservative) answer. It is checked with :meth:`delta`; should the check fail, a
