@@ -27,7 +27,7 @@
 
   // The page's safety margins.
   const MARGIN = 1e-6; // relative, on every δ
-  const EPS_RTOL = 1e-8, EPS_ATOL = 1.1e-12; // on ε: above the library's root tolerance (1e-9, 1e-12)
+  const EPS_RTOL = 1e-8; // on ε: above the library's root tolerance (relative 1e-9, curves.invert_profile)
   const EPS0_RTOL = 1e-8, EPS0_ATOL = 3e-12; // on the largest ε₀: likewise, downwards
 
   // The library's constants (clone_pair.py, thinned_clones.py, blanket.py).
@@ -578,7 +578,7 @@
     if (guess > 0) [lo, hi] = yield* N.narrowBracket((e) => d(e) > delta, guess, lo, hi);
     const logTarget = Math.log(delta);
     const root = yield* N.certifiedRoot((e) => d(e) <= delta, (e) => logOrFloor(d(e)) - logTarget, lo, hi, 1e-9);
-    return Math.min(root * (1 + EPS_RTOL) + EPS_ATOL, eps0); // the protocol is ε₀-DP
+    return Math.min(root * (1 + EPS_RTOL), eps0); // the protocol is ε₀-DP
   }
 
   // The ε at which the largest-ε₀ question evaluates δ: below the library's own
