@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from scipy.special import gammaln, xlog1py, xlogy
 
 __all__ = ["binom"]
 
@@ -64,8 +65,6 @@ def _masked(name: str, ufunc: Any, k: Any, n: Any, p: Any) -> Any:
 def _logpmf(k: Any, n: Any, p: Any) -> Any:
     """``binom.logpmf(k, n, p)``: SciPy's formula (``gammaln``, ``xlogy``, ``xlog1py``) inside the
     support, ``-inf`` off the integers ``0..n``, NaN for invalid parameters."""
-    from scipy.special import gammaln, xlog1py, xlogy
-
     k, n, p = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, p)))
     good = _valid(n, p)
     inside = good & (k >= 0) & (k <= n) & (np.floor(k) == k)

@@ -256,7 +256,7 @@ class LossDistribution:
         Between two grid losses ``δ(ε) = A − e^ε B`` (``A``, ``B`` sums over the atoms above),
         so the root is a closed form once its grid interval is known: δ at every grid point at
         once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
-        e^{−step} R_{i+1}``, ``_discounted_tails``). The slack terms decrease in ε: an upper bound on
+        e^{−step} R_{i+1}``, ``_tail_sums``). The slack terms decrease in ε: an upper bound on
         them at every grid point (vectorized) finds the grid interval, and the slack at the
         interval's left end moves the target of the closed form there, a valid (slightly
         conservative) answer. It is checked with :meth:`delta`; should the check fail, a
@@ -278,10 +278,8 @@ class LossDistribution:
             return math.inf
         # Only the grid from loss 0 up matters (ε >= 0; the sums run from the top down).
         k0 = max(0, min(-self.offset, self.mass.size - 1))
-        rev = self.mass[k0:][::-1]
-        tail = np.cumsum(rev)[::-1]
         decay = math.exp(-self.step)
-        r = _discounted_tails(self.mass[k0:], decay)
+        tail, r = _tail_sums(self.mass[k0:], decay)
         at_grid = np.empty(tail.size)
         at_grid[:-1] = tail[1:] - decay * r[1:]
         at_grid[-1] = 0.0
@@ -411,9 +409,7 @@ class LossDistribution:
         if not self.exact:
             raise ValueError("profile reads a single round (a distribution without slack terms)")
         eps = np.asarray(eps, dtype=float)
-        rev = self.mass[::-1]
-        tail = np.cumsum(rev)[::-1]
-        r = _discounted_tails(self.mass, math.exp(-self.step))
+        tail, r = _tail_sums(self.mass, math.exp(-self.step))
         grid = self.losses
         i = np.searchsorted(grid, eps, side="right")  # the first grid point above ε
         inside = i < grid.size
@@ -992,10 +988,12 @@ def predicted_slack(parts: Sequence[tuple[LossDistribution, int]], tilt: float, 
     return math.inf if scale > 700.0 else math.exp(scale) * (2.0 * TILTED_TAIL * cap + rounding * norm)
 
 
-def _discounted_tails(mass: np.ndarray, decay: float) -> np.ndarray:
-    """``R_i = Σ_{j >= i} mass_j decay^{j − i}`` for ``0 < decay < 1`` (the recursion ``R_i = mass_i + decay R_{i+1}``).
+def _tail_sums(mass: np.ndarray, decay: float) -> tuple[np.ndarray, np.ndarray]:
+    """``S_i = Σ_{j >= i} mass_j`` and ``R_i = Σ_{j >= i} mass_j decay^{j − i}`` for ``0 < decay < 1``
+    (the recursion ``R_i = mass_i + decay R_{i+1}``): the sums of :meth:`LossDistribution.epsilon`
+    and :meth:`LossDistribution.profile`.
 
-    By blocks of at most 4096 points over which the discount stays above ``e^{−460}``: inside a
+    ``R`` by blocks of at most 4096 points over which the discount stays above ``e^{−460}``: inside a
     block a cumulative sum of ``mass_j decay^{−j}`` scaled back, across blocks the carried sum
     (the masses are non-negative, so every sum is of terms of one sign: relative rounding
     ``~1e-16`` per term, as the recursion's). ``scipy.signal.lfilter`` computes the same, but
@@ -1004,16 +1002,19 @@ def _discounted_tails(mass: np.ndarray, decay: float) -> np.ndarray:
     Examples
     --------
     >>> import numpy as np
-    >>> from shufflelib.composition.pld import _discounted_tails
-    >>> _discounted_tails(np.array([1.0, 2.0, 4.0]), 0.5).tolist()  # 1 + 0.5 (2 + 0.5 · 4), 2 + 0.5 · 4, 4
-    [3.0, 4.0, 4.0]
+    >>> from shufflelib.composition.pld import _tail_sums
+    >>> tail, r = _tail_sums(np.array([1.0, 2.0, 4.0]), 0.5)
+    >>> tail.tolist(), r.tolist()  # r: 1 + 0.5 (2 + 0.5 · 4), 2 + 0.5 · 4, 4
+    ([7.0, 6.0, 4.0], [3.0, 4.0, 4.0])
     """
+    backwards = mass[::-1]
+    tail = np.cumsum(backwards)[::-1]
     size = mass.size
     if size == 0 or decay == 0.0:  # (a step beyond 745: e^{−step} underflows)
-        return np.array(mass, dtype=float)
+        return tail, np.array(mass, dtype=float)
     block = max(1, min(size, 4096, int(460.0 / -math.log(decay))))
     flat = np.zeros(-(-size // block) * block)
-    flat[:size] = mass[::-1]  # R read backwards is a forward recursion
+    flat[:size] = backwards  # R read backwards is a forward recursion
     local = flat.reshape(-1, block)
     power = decay ** np.arange(block, dtype=float)
     np.divide(local, power, out=local)
@@ -1024,7 +1025,7 @@ def _discounted_tails(mass: np.ndarray, decay: float) -> np.ndarray:
     for b in range(1, len(ends)):  # what each block carries into the next
         ends[b] += carry * ends[b - 1]
     local[1:] += np.asarray(ends[:-1])[:, None] * (power * decay)[None, :]
-    return flat[size - 1 :: -1]
+    return tail, flat[size - 1 :: -1]
 
 
 def quantize_tilt(theta: float) -> float:
