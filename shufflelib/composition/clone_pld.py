@@ -306,26 +306,40 @@ def mixture_atoms(
         rows = slice(s, e)
         mm, aa, bb, ww = m[rows], alpha[rows], beta[rows], weight[rows] * scale
         width = int(np.max(sizes[rows]))
-        j = first[rows, None] + np.arange(width, dtype=float)[None, :]
-        live = j <= last[rows, None]
+        live = np.arange(width, dtype=float)[None, :] <= (last[rows] - first[rows])[:, None]
         pmf = binomial_pmf_rows(mm, np.full(mm.shape, 0.5), first[rows], width)
-        num, den = aa[:, None] + bb[:, None] * j, aa[:, None] + bb[:, None] * (mm[:, None] - j)
-        p = pmf * (num / (aa + bb * mm / 2.0)[:, None]) * ww[:, None]
+        # p = pmf · num / (α + β m/2) · weight, with num = α + β j, in one table (in place)
+        p = first[rows, None] + np.arange(width, dtype=float)[None, :]
+        p *= bb[:, None]
+        p += aa[:, None]
+        p /= (aa + bb * mm / 2.0)[:, None]
+        p *= pmf
+        p *= ww[:, None]
         keep = live & (p > 0.0)
+        counts = np.count_nonzero(keep, axis=1)  # the atoms, row by row: each row's values repeated
+        jk = np.repeat(first[rows], counts) + np.nonzero(keep)[1]
+        mk, ak, bk = np.repeat(mm, counts), np.repeat(aa, counts), np.repeat(bb, counts)
+        nk, dk, diff = ak + bk * jk, ak + bk * (mk - jk), bk * (2.0 * jk - mk)
         # The loss log(num/den) as log1p(β (2j − m)/den): its error is relative to the loss itself
         # (log num − log den carried ~1e-14 absolute from logarithms near log n, against losses of
         # 1e-10 at a tiny eps0: moved up by that bound, 100 rounds gained 4e-4 of ε).
         # Where |x| >= 1/2 (num and den far apart: a large eps0), the two logarithms, as before.
-        nk, dk, diff = num[keep], den[keep], (bb[:, None] * (2.0 * j - mm[:, None]))[keep]
         with np.errstate(divide="ignore", invalid="ignore"):
             x = diff / dk
-            small = np.abs(x) < 0.5
-            log_num, log_den = np.log(nk), np.log(dk)
-            loss = np.where(small, np.log1p(np.where(small, x, 0.0)), log_num - log_den)
-            rel = np.abs(diff) / nk + np.abs(diff) / dk
+            far = ~(np.abs(x) < 0.5)
+            if far.any():
+                x[far] = 0.0  # read below
+            loss = np.log1p(x)
+            size = np.abs(diff)
+            error = np.abs(loss) + (size / nk + size / dk)
+            if far.any():
+                log_num, log_den = np.log(nk[far]), np.log(dk[far])
+                loss[far] = log_num - log_den
+                error[far] = np.abs(log_num) + np.abs(log_den) + 4.0
+        error *= 16.0 * 2.0**-53
         losses.append(loss)
         masses.append(p[keep])
-        errors.append(16.0 * 2.0**-53 * np.where(small, np.abs(loss) + rel, np.abs(log_num) + np.abs(log_den) + 4.0))
+        errors.append(error)
         if upper:
             bottom += float(_mass_beyond(mm, aa, bb, first[rows] - 1.0, True) @ ww)
             top += float(_mass_beyond(mm, aa, bb, last[rows], False) @ ww)

@@ -90,6 +90,12 @@ __all__ = [
 #: or atoms are isolated (a few users), differently on different grids: the bracket takes the
 #: best of a grid like the curve's and one four times finer.
 COMPANION_REFINE = (1, 4)
+
+#: Largest composition (points of its window) of a companion after the first, which the bracket then
+#: reads: beyond, its FFTs would take about a second of a question that must answer within two
+#: (the two-pair lower bound at n = 2, T = 10⁴, δ = 5e-324: 2.4 million points, 0.84 s, for an
+#: upper end 0.08 % lower). The first companion, on the curve's own grid, is always read.
+COMPANION_POINTS = 2**20
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
 #: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
@@ -108,6 +114,10 @@ FITTED_FFT_LENGTH = 2**22
 #: the tilt and window decisions), and per point of a composition's FFT (the transforms, the
 #: power, and the reads of the composed distribution).
 _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
+
+
+class GridTooFine(ValueError):
+    """The grid :meth:`RoundModel.fitted` would fit is finer than its caller can use (``coarser_than``)."""
 
 
 class _OutOfTime(Exception):
@@ -155,11 +165,18 @@ class CompositionMeter(WorkMeter):
         """Count :func:`~shufflelib.composition.pld.compose` of ``parts`` at ``tilt``, by its window's length
         (nothing for a single round, or a window beyond ``max_length``, which ``compose`` refuses at
         once; the window is the one ``compose`` computes, cached)."""
-        if len(parts) == 1 and parts[0][1] == 1 or any(not np.any(ld.mass > 0.0) for ld, _ in parts):
-            return
-        lo, hi = _window(parts, TILTED_TAIL if tilt > 0.0 else WINDOW_TAIL, tilt * parts[0][0].step)
-        if hi - lo + 1 <= max_length:
-            self.add(_FFT_POINT * (hi - lo + 1))
+        size = _window_size(parts, tilt)
+        if 0 < size <= max_length:
+            self.add(_FFT_POINT * size)
+
+
+def _window_size(parts: Sequence[tuple[LossDistribution, int]], tilt: float) -> int:
+    """Points of the window :func:`~shufflelib.composition.pld.compose` computes for ``parts`` at ``tilt``
+    (cached; 0 where it convolves nothing: a single round, or a round with no finite loss)."""
+    if len(parts) == 1 and parts[0][1] == 1 or any(not np.any(ld.mass > 0.0) for ld, _ in parts):
+        return 0
+    lo, hi = _window(parts, TILTED_TAIL if tilt > 0.0 else WINDOW_TAIL, tilt * parts[0][0].step)
+    return hi - lo + 1
 
 
 #: The meter of every composition in this process (read by differences).
@@ -217,6 +234,8 @@ class ComposedCurve(PrivacyCurve):
         self.max_length = max_length
         self._cache: dict[tuple[int, int, float], LossDistribution] = {}
         self._answers: dict[tuple[int, float], float] = {}  # ε of the curve or a companion at δ
+        #: The largest grid step :meth:`RoundModel.fitted` refused before this curve's (0.0 if none).
+        self.refused_step = 0.0
 
     @property
     def rounds(self) -> int:
@@ -252,6 +271,27 @@ class ComposedCurve(PrivacyCurve):
             METER.composition(parts, tilt, self.max_length)  # counted before the FFT: a budget stops it first
             self._cache[key] = compose(parts, self.max_length, tilt=tilt)
         return self._cache[key]
+
+    def starts_within(self, delta: float) -> bool:
+        """Whether the ε question at ``delta`` can start: its first composition of each order (at the
+        tilt :meth:`epsilon` tries first) fits ``max_length``. Read from the windows, without an FFT."""
+        return self._first_window(-1, delta=delta) <= self.max_length
+
+    def _first_window(self, which: int, *, delta: float | None = None, eps: float | None = None) -> int:
+        """Points of the largest first composition of the curve (``which = -1``) or of companion ``which``:
+        the ε question's at ``delta`` (its first tilt), or the δ question's at ``eps`` (untilted)."""
+        size = 0
+        for order, parts in enumerate(self._parts(which)):
+            tilt = tilt_for(parts, delta=delta) if delta is not None and self._tiltable(order, which) else 0.0
+            size = max(size, _window_size(parts, tilt))
+        return size
+
+    def _bracketing(self, **question: float) -> list[int]:
+        """The companions a bracket reads: the first, and the others whose first composition has at
+        most :data:`COMPANION_POINTS` points (``question``: ``delta=`` or ``eps=``)."""
+        return [
+            k for k in range(len(self.companions)) if k == 0 or self._first_window(k, **question) <= COMPANION_POINTS
+        ]
 
     def _tiltable(self, order: int, which: int) -> bool:
         return all(ld.exact for ld, _ in self._parts(which)[order])
@@ -378,7 +418,7 @@ class ComposedCurve(PrivacyCurve):
         delta = check_probability("delta", delta)
         mine = self.epsilon(delta)
         others = []
-        for k in range(len(self.companions)):
+        for k in self._bracketing(delta=delta):
             try:
                 others.append(self._epsilon_of(k, delta))
             except WindowTooWide:  # a companion's finer grid does not fit: it brackets nothing
@@ -421,7 +461,7 @@ class ComposedCurve(PrivacyCurve):
             return (math.nan, mine) if self.upper else (mine, math.nan)
         if self.pure is not None and eps >= self.pure:
             return 0.0, mine
-        others = [self._delta_of(k, eps) for k in range(len(self.companions))]
+        others = [self._delta_of(k, eps) for k in self._bracketing(eps=eps)]
         return (max(others), mine) if self.upper else (mine, min(others))
 
 
@@ -506,6 +546,19 @@ class RoundModel:
     companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
     alternative: RoundModel | None = None
     build_seconds: float = 0.0
+    _builds: dict[tuple[float, float, bool], tuple[LossDistribution, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def _built(self, x: float, step: float, coarse: bool) -> tuple[LossDistribution, ...]:
+        """``build(x, step, coarse)``, counted by :data:`METER`; the last few are remembered (a δ question
+        fits the ε question's grid too, which often starts from the same default grid)."""
+        key = (x, step, coarse)
+        if key not in self._builds:
+            if len(self._builds) >= 4:
+                self._builds.clear()
+            self._builds[key] = METER.built(self.build(x, step, coarse), self.build_seconds)
+        return self._builds[key]
 
     def curve(
         self,
@@ -528,7 +581,7 @@ class RoundModel:
         """
         if step is not None:
             step = check_positive("step", step)
-            single = METER.built(self.build(x, step, coarse > 0), self.build_seconds)
+            single = self._built(x, step, coarse > 0)
             return self._curve(single, x, rounds, step, MAX_FFT_LENGTH, bracket)
         return self.fitted(x, rounds, coarse, delta, bracket=bracket)[1]
 
@@ -555,10 +608,15 @@ class RoundModel:
         *,
         bracket: bool = False,
         eps: float | None = None,
+        coarser_than: float = 0.0,
     ) -> tuple[tuple[LossDistribution, ...], ComposedCurve]:
         """One round's distributions and the composed curve, on the default grid or the coarser one that fits
         (``coarse``, ``delta``, ``bracket``: see :meth:`curve`; ``eps``: the ε at which δ will be
-        read, instead of ``delta``).
+        read, instead of ``delta``). The curve's ``refused_step`` is the largest step refused.
+
+        ``coarser_than``: a grid of at most this step is of no use to the caller. Where the ε
+        question at ``delta`` would start on such a grid (:meth:`ComposedCurve.starts_within`),
+        :class:`GridTooFine` is raised before anything is composed there.
 
         Examples
         --------
@@ -569,16 +627,21 @@ class RoundModel:
         (10000, True)
         """
         step = self.step(x, rounds) * self.coarse**coarse
+        refused = 0.0
         for _ in range(8):
-            single = METER.built(self.build(x, step, coarse > 0), self.build_seconds)
+            single = self._built(x, step, coarse > 0)
             curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
+            if step <= coarser_than and eps is None and curve.starts_within(delta if delta is not None else 1e-6):
+                raise GridTooFine(f"the grid that fits is at most {coarser_than!r}")
             try:
                 if eps is not None:  # composes (cached) at the question's tilt
                     curve.delta(eps)
                 else:
                     curve.epsilon(delta if delta is not None else 1e-6)
+                curve.refused_step = refused
                 return single, curve
             except WindowTooWide as wide:
+                refused = step
                 step *= 1.25 * wide.factor
         raise ValueError(f"no grid fits {rounds} composed rounds at {x!r}")  # pragma: no cover
 
@@ -797,8 +860,9 @@ def composed_delta(model: RoundModel, x: float, rounds: int, eps: float) -> dict
         # are at other tilts, and coarsen by other factors). Both curves are valid upper bounds:
         # the smaller δ, so that the ε question's curve is read too (blanket Bennett, n = 5.2e8,
         # T = 3,436: δ 4.97e-9 on the δ question's grid, 1.50e-9 on the ε question's at 1.5e-9).
+        # A grid no coarser than one the δ question refused cannot be read at ``eps`` either.
         try:
-            other = model.fitted(x, rounds, delta=pld)[1]
+            other = model.fitted(x, rounds, delta=pld, coarser_than=curve.refused_step)[1]
             if other.step != curve.step:
                 pld = min(pld, float(other.delta(eps)))
         except (ValueError, NotApplicableError):
@@ -903,6 +967,8 @@ def _largest_composed(
         best, cut = max(answers, key=lambda answer: answer[0])
         found["cut"] = cut  # a budget-cut answer keeps its bracket (and its warning)
         return best
+    if METER.seconds + _BUILD_CALL + model.build_seconds > METER.limit:
+        raise _OutOfTime  # no candidate can be built within the budget (a costly profile at 10⁹ users)
     hi = model.largest(eps, delta)
     if hi <= 0.0:  # one round reaches the target only at x = 0 (a victim who never reports): so do T
         return 0.0

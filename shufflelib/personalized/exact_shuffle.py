@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.signal import fftconvolve
 
 from .._docstrings import fill_doc
 from .._validation import check_array, check_int, check_positive
@@ -93,6 +92,8 @@ def exact_rr_delta(eps: object, population: Population, *, target: int | None = 
 
 def _nfold(pmf: np.ndarray, n: int) -> tuple[np.ndarray, float]:
     """``n``-fold self-convolution by repeated squaring (FFT), and its absolute error bound."""
+    from scipy.signal import fftconvolve  # imported here: scipy.signal lengthens every command's start-up
+
     out, err_out = np.array([1.0]), 0.0
     base, err_base = pmf.copy(), 0.0
     k = n

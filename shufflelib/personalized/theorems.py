@@ -48,8 +48,8 @@ from functools import lru_cache
 
 import numpy as np
 from scipy.special import bdtr, gammaln
-from scipy.stats import binom
 
+from .._binomial import binom
 from .._docstrings import fill_doc
 from .._validation import check_array, check_choice, check_in_range
 from ..curves import DominatingPair, symmetrized  # noqa: F401  (symmetrized: re-exported)
