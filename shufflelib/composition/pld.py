@@ -78,6 +78,7 @@ import numpy as np
 from scipy import fft as sfft
 from scipy.special import logsumexp
 
+from .._roots import first_integer
 from .._validation import check_array, check_int, check_nonnegative, check_positive, check_probability
 from ..curves import invert_profile
 
@@ -257,9 +258,9 @@ class LossDistribution:
         so the root is a closed form once its grid interval is known: δ at every grid point at
         once is ``S_{i+1} − e^{−step} R_{i+1}`` (``S`` the tail sums of the masses, ``R_i = m_i +
         e^{−step} R_{i+1}``, ``_tail_sums``). The slack terms decrease in ε: an upper bound on
-        them at every grid point (vectorized) finds the grid interval, and the slack at the
-        interval's left end moves the target of the closed form there, a valid (slightly
-        conservative) answer. It is checked with :meth:`delta`; should the check fail, a
+        them at a grid point (read at the few points a bisection over the grid asks for) finds
+        the grid interval, and the slack at the interval's left end moves the target of the
+        closed form there, a valid (slightly conservative) answer. It is checked with :meth:`delta`; should the check fail, a
         certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε reaches
         ``delta`` (pessimistic).
 
@@ -280,54 +281,76 @@ class LossDistribution:
         k0 = max(0, min(-self.offset, self.mass.size - 1))
         decay = math.exp(-self.step)
         tail, r = _tail_sums(self.mass[k0:], decay)
-        at_grid = np.empty(tail.size)
-        at_grid[:-1] = tail[1:] - decay * r[1:]
-        at_grid[-1] = 0.0
-        at_grid += fixed
-        grid = (self.offset + k0 + np.arange(tail.size)) * self.step
-        # An upper bound on the slack at every grid point (:meth:`_slack` with ‖w‖₂ <= sqrt(the
-        # number of points above)): decreasing in ε, so on an interval its left end bounds it.
-        slack = self._grid_slack(grid, tail.size - 1 - np.arange(tail.size))
+        size = tail.size
+
+        def grid(i: int) -> float:
+            return (self.offset + k0 + i) * self.step
+
+        def at_grid(i: int) -> float:
+            """δ at grid point ``i`` (the closed form, without the slack terms)."""
+            return (float(tail[i + 1] - decay * r[i + 1]) if i + 1 < size else 0.0) + fixed
+
+        def slack(i: int) -> float:
+            """An upper bound on the slack at every ε in ``[grid(i), grid(i + 1))`` (:meth:`_slack`
+            with ``‖w‖₂ <= sqrt`` of the number of points above): decreasing in ``i``."""
+            return float(self._grid_slack(np.array([grid(i)]), np.array([size - 1 - i]))[0])
+
         # A margin of 1e-12 δ covers the rounding of the two ways δ is summed (the closed form
         # here, the direct sum of :meth:`delta`).
         margin = 1e-12 * delta
 
         def solve(i: int, target: float) -> float:
-            """The ε in ``[grid[i-1], grid[i]]`` where the closed form reaches ``target`` (clipped)."""
-            a, b, target = float(tail[i]) + fixed, float(r[i]), float(target)  # δ = a − e^{ε − grid[i]} b
+            """The ε in ``[grid(i-1), grid(i)]`` where the closed form reaches ``target`` (clipped)."""
+            a, b, target = float(tail[i]) + fixed, float(r[i]), float(target)  # δ = a − e^{ε − grid(i)} b
             if not (a > target > 0.0 and b > 0.0):  # no root inside (or the slack there swamps δ)
-                return float(grid[i])
-            value = float(grid[i]) + math.log((a - target) / b)
-            return min(max(value, grid[i - 1] if i > 0 else 0.0, 0.0), grid[i])
+                return grid(i)
+            value = grid(i) + math.log((a - target) / b)
+            return min(max(value, grid(i - 1) if i > 0 else 0.0, 0.0), grid(i))
 
         if up:
-            hit = np.flatnonzero(at_grid + slack <= delta - margin)
-            if hit.size == 0:
+            # The first grid point where δ and the slack are a margin below δ: both decrease in ε,
+            # so a bisection on the points finds it (each point read in O(1) from the sums).
+            reached = lambda i: at_grid(i) + slack(i) <= delta - margin  # noqa: E731
+            if not reached(size - 1):
                 if self.tilt > 0.0 and delta - margin > fixed and self.tail_mass > 0.0:
                     # Beyond the grid only the tail term is left: e^{log_scale − θ ε} tail.
                     top = (self.log_scale + math.log(self.tail_mass / (delta - margin - fixed))) / self.tilt
-                    candidate = max(top, float(grid[-1]), 0.0) * (1.0 + 1e-12) + 1e-15
+                    candidate = max(top, grid(size - 1), 0.0) * (1.0 + 1e-12) + 1e-15
                     return candidate if self.delta(candidate) <= delta else self._epsilon_search(delta)
                 # No grid point is a margin below δ. The mass at +∞ may still be at most δ itself (a
                 # δ read back from this curve at its floor): the certified search on δ decides.
                 return self._epsilon_search(delta)
-            i = int(hit[0])
-            value = max(float(grid[i]), 0.0) if i == 0 or grid[i] <= 0.0 else solve(i, delta - margin - slack[i - 1])
+            i = first_integer(reached, 0, size - 1)
+            value = max(grid(i), 0.0) if i == 0 or grid(i) <= 0.0 else solve(i, delta - margin - slack(i - 1))
             candidate = float(value) * (1.0 + 1e-12) + 1e-15
             if self.delta(candidate) > delta:
                 return self._epsilon_search(delta)
             # δ's slope there (the closed form's): where the margin moves ε by more than a relative
             # 1e-9 (δ flat in ε), Newton steps on δ itself take it back.
-            slope = math.exp(min(float(value) - float(grid[i]), 0.0)) * float(r[i])
+            slope = math.exp(min(float(value) - grid(i), 0.0)) * float(r[i])
             return self._tightened(candidate, delta) if 4.0 * margin > 1e-9 * candidate * slope else candidate
-        hit = np.flatnonzero(at_grid - slack > delta + margin)
-        if hit.size == 0:
+        # The last grid point where δ less the slack is a margin above δ: before the first point
+        # where δ itself is not (δ decreases in ε), found by bisection; the slack need not
+        # decrease as fast, so the points before it are read back to the last that holds.
+        above = lambda i: at_grid(i) > delta + margin  # noqa: E731
+        if not above(0):
             return 0.0
-        i = int(hit[-1])
-        if i + 1 >= grid.size:
-            value = float(grid[i])
+        end = size if above(size - 1) else first_integer(lambda i: not above(i), 0, size - 1)
+        i = end - 1
+        while i >= max(end - 32, 0) and not at_grid(i) - slack(i) > delta + margin:
+            i -= 1
+        if i == end - 33:  # the slack swamps δ over many points: all of them at once
+            ahead = np.arange(i + 1)  # (points before end - 32: each has one above it)
+            closed = tail[ahead + 1] - decay * r[ahead + 1] + fixed
+            slacks = self._grid_slack((self.offset + k0 + ahead) * self.step, size - 1 - ahead)
+            holds = np.flatnonzero(closed - slacks > delta + margin)
+            i = int(holds[-1]) if holds.size else -1
+        if i < 0:
+            return 0.0
+        if i + 1 >= size:
+            value = grid(i)
         else:
-            value = solve(i + 1, delta + margin + slack[i])
+            value = solve(i + 1, delta + margin + slack(i))
         candidate = max(float(value) * (1.0 - 1e-12) - 1e-15, 0.0)
         if candidate == 0.0 or self.delta(candidate) > delta:
             return candidate
@@ -559,14 +582,16 @@ class _Grid:
         """Add atoms with losses ``loss`` (finite, each within ``error`` of the truth) and P-masses ``p``."""
         loss = np.asarray(loss, dtype=float)
         p = np.asarray(p, dtype=float)
+        error = np.broadcast_to(np.asarray(error, dtype=float), loss.shape)
         live = p > 0
         if not live.any():
             return
-        loss, p = loss[live], p[live]
-        error = np.broadcast_to(np.asarray(error, dtype=float), live.shape)[live] + _loss_error(loss, 0.0)
+        if not live.all():  # (atoms listed by a mixture are all live: no copies)
+            loss, p, error = loss[live], p[live], error[live]
+        error = error + _loss_error(loss, 0.0)
         h = self.step
         upper = self.kind in ("dots", "up")
-        moved = loss + error if upper else loss - error  # the safe side of the true loss
+        moved = np.add(loss, error, out=error) if upper else np.subtract(loss, error, out=error)  # the safe side
         self.count += loss.size
         if self.kind == "up":
             k = np.ceil(moved / h)
@@ -575,10 +600,21 @@ class _Grid:
             k = np.floor(moved / h)
             self.chunks.append((k, p))
         elif self.kind == "dots":
-            k = np.floor(moved / h)
-            lam = np.expm1((k + 1.0) * h - moved) / math.expm1(h)
-            lam = np.clip(lam * (1.0 - 8.0 * _U), 0.0, 1.0)  # expm1's rounding: less to the lower point
-            self.chunks.append((np.concatenate([k, k + 1.0]), np.concatenate([p * lam, p * (1.0 - lam)])))
+            k = np.empty(2 * loss.size)  # the lower grid points, then the upper ones
+            low, high = k[: loss.size], k[loss.size :]
+            np.floor(np.divide(moved, h, out=low), out=low)
+            np.add(low, 1.0, out=high)
+            lam = np.multiply(high, h)
+            lam -= moved
+            np.expm1(lam, out=lam)
+            lam /= math.expm1(h)
+            lam *= 1.0 - 8.0 * _U
+            np.clip(lam, 0.0, 1.0, out=lam)  # expm1's rounding: less to the lower point
+            split = np.empty(2 * loss.size)
+            np.multiply(p, lam, out=split[: loss.size])
+            np.subtract(1.0, lam, out=lam)
+            np.multiply(p, lam, out=split[loss.size :])
+            self.chunks.append((k, split))
         else:  # merge
             k = np.floor(moved / h)
             excess = p * -np.expm1(k * h - moved)  # over the bin's lower point, >= 0
