@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import beta
 from tqdm.auto import tqdm
 
 from ._docstrings import fill_doc
@@ -281,6 +280,14 @@ def audit_exceedances(
     return int(above), len(seeds)
 
 
+def _beta_ppf(q: object, a: object, b: object) -> np.ndarray:
+    """``scipy.stats.beta.ppf(q, a, b)``, imported on first use: the modules that import this one for
+    ``SampleFn`` (the population bounds, at the calculator's start-up) do not pay for :mod:`scipy.stats`."""
+    from scipy.stats import beta
+
+    return beta.ppf(q, a, b)
+
+
 def clopper_pearson(k: int, m: int, level: float = 0.95) -> tuple[float, float]:
     """Two-sided Clopper–Pearson interval on a probability from ``k`` successes in ``m`` trials.
 
@@ -294,8 +301,8 @@ def clopper_pearson(k: int, m: int, level: float = 0.95) -> tuple[float, float]:
     k = check_int("k", k, minimum=0, maximum=m)
     level = check_probability("level", level)
     tail = (1.0 - level) / 2.0
-    lo = float(beta.ppf(tail, k, m - k + 1)) if k > 0 else 0.0
-    hi = float(beta.ppf(1.0 - tail, k + 1, m - k)) if k < m else 1.0
+    lo = float(_beta_ppf(tail, k, m - k + 1)) if k > 0 else 0.0
+    hi = float(_beta_ppf(1.0 - tail, k + 1, m - k)) if k < m else 1.0
     return lo, hi
 
 
@@ -412,13 +419,13 @@ def _rejections(sorted_scores: np.ndarray, thresholds: np.ndarray, direction: Di
 
 def _cp_upper(k: np.ndarray, m: int, level: float) -> np.ndarray:
     """One-sided Clopper–Pearson upper bound on p from ``k`` successes in ``m`` trials."""
-    inner = beta.ppf(1.0 - level, k + 1, np.maximum(m - k, 1))
+    inner = _beta_ppf(1.0 - level, k + 1, np.maximum(m - k, 1))
     return np.where(k < m, inner, 1.0)
 
 
 def _cp_lower(k: np.ndarray, m: int, level: float) -> np.ndarray:
     """One-sided Clopper–Pearson lower bound on p from ``k`` successes in ``m`` trials."""
-    inner = beta.ppf(level, np.maximum(k, 1), m - k + 1)
+    inner = _beta_ppf(level, np.maximum(k, 1), m - k + 1)
     return np.where(k > 0, inner, 0.0)
 
 
