@@ -280,6 +280,14 @@ def audit_exceedances(
     return int(above), len(seeds)
 
 
+def _beta_ppf(q: object, a: object, b: object) -> np.ndarray:
+    """``scipy.stats.beta.ppf(q, a, b)``, imported on first use: the modules that import this one for
+    ``SampleFn`` (the population bounds, at the calculator's start-up) do not pay for :mod:`scipy.stats`."""
+    from scipy.stats import beta
+
+    return beta.ppf(q, a, b)
+
+
 def clopper_pearson(k: int, m: int, level: float = 0.95) -> tuple[float, float]:
     """Two-sided Clopper–Pearson interval on a probability from ``k`` successes in ``m`` trials.
 

@@ -62,7 +62,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._binomial import binom
+from .._laws import binom
 from .._roots import first_integer
 from .._validation import check_array, check_in_range, check_int
 from .base import DELTA_FLOOR

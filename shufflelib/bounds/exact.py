@@ -54,8 +54,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._binomial import binom
 from .._docstrings import fill_doc
+from .._laws import binom
 from .._roots import last_true
 from .._validation import check_choice
 from ..curves import ProfileCurve

@@ -68,7 +68,7 @@ import math
 
 import numpy as np
 
-from .._binomial import binom
+from .._laws import binom
 from .._validation import check_array, check_int, check_positive
 from .clone_pair import binomial_pmf_rows
 from .krr_budget import _METER

@@ -41,7 +41,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._binomial import binom
+from .._laws import binom
 from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range
 from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 

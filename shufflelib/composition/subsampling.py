@@ -61,7 +61,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._binomial import binom
+from .._laws import binom
 from .._validation import check_in_range, check_int, check_n
 from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_range
 from .pld import LossDistribution, discretize

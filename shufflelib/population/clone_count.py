@@ -41,9 +41,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
-from .._binomial import binom
+from .._laws import binom, poisson
 from .._validation import check_int, check_positive
 from ..bounds.clone_pair import BINOM_RTOL
 from .laws import BinomialPopulation, FixedPopulation, PoissonPopulation, PopulationLaw, integer_range
@@ -81,9 +80,9 @@ def others_after_dummies(others: np.ndarray, dummies: int, adaptive: bool) -> np
 class CloneCount:
     """The law of the clone count ``C`` (or a stochastically smaller stand-in).
 
-    Either a frozen scipy distribution ``dist``, or a pmf ``pmf`` on the
-    integers ``start, start + 1, ...``. ``dropped`` is the probability mass not
-    represented (bounds treat it as ``C = 0``).
+    Either a frozen law ``dist`` (with the methods of a frozen :mod:`scipy.stats` distribution),
+    or a pmf ``pmf`` on the integers ``start, start + 1, ...``. ``dropped`` is the probability
+    mass not represented (bounds treat it as ``C = 0``).
 
     Examples
     --------
@@ -235,7 +234,7 @@ def _adaptive_closed_form(law: PopulationLaw, q: float, pad_to: int) -> tuple[in
     real = law.thinned(q)
     lo_r, _, lost_r = _pmf_on_range(real)
     hi_r = _dist_range(real)[1]
-    padded = stats.binom(k1, q)
+    padded = binom(k1, q)
     lo_p, _, lost_p = _pmf_on_range(padded)
     hi_p = _dist_range(padded)[1]
     short = float(law.cdf(k1 - 1))  # Pr[N - 1 < k - 1]: the batch is padded
@@ -249,7 +248,7 @@ def _adaptive_closed_form(law: PopulationLaw, q: float, pad_to: int) -> tuple[in
         # Given c clones, the other participants are Bin(trials - c, rest); c > trials has probability 0.
         enough = np.where(c <= trials, binom.sf(k1 - 1 - c, np.maximum(trials - c, 0), rest), 0.0)
     else:
-        enough = stats.poisson.sf(k1 - 1 - c, law.lam * (1.0 - q))
+        enough = poisson.sf(k1 - 1 - c, law.lam * (1.0 - q))
     pmf = (short * padded.pmf(c) if short > C_TAIL else 0.0) + real.pmf(c) * enough
     return int(c[0]), pmf, lost_r + lost_p
 
@@ -268,7 +267,7 @@ def _mixture_by_losses(
     """
     first = int(trials[0])
     law_m = np.bincount((trials - first).astype(np.int64), weights=probs)
-    losses = stats.binom(int(trials[-1]), 1.0 - q)
+    losses = binom(int(trials[-1]), 1.0 - q)
     lo_b, hi_b = _dist_range(losses)
     pmf_b = binom.pmf(np.arange(lo_b, hi_b + 1, dtype=float), int(trials[-1]), 1.0 - q)
     _check_size(law_m.size + pmf_b.size)
@@ -280,8 +279,8 @@ def _mixture(law: PopulationLaw, q: float, dummies: int, adaptive: bool) -> tupl
     """``sum_n Pr[N − 1 = n] Bin(M(n), q)``; ``N − 1`` blocked (left ends) if the work is too large."""
     values, probs, dropped = law.support()
     trials = others_after_dummies(values, dummies, adaptive).astype(float)
-    lo, _ = _dist_range(stats.binom(int(trials.min()), q))
-    _, hi = _dist_range(stats.binom(int(trials.max()), q))
+    lo, _ = _dist_range(binom(int(trials.min()), q))
+    _, hi = _dist_range(binom(int(trials.max()), q))
     c = np.arange(lo, hi + 1, dtype=float)
     _check_size(c.size)
     blocks = max(1, min(trials.size, int(_WORK // c.size)))
@@ -336,13 +335,13 @@ def clone_count(law: PopulationLaw, eps0: float, dummies: int = 0, adaptive: boo
     q = math.exp(-eps0)
     if isinstance(law, FixedPopulation):
         m = int(others_after_dummies(np.array(law.others), dummies, adaptive))
-        return CloneCount(dist=stats.binom(m, q))
+        return CloneCount(dist=binom(m, q))
     real = law.thinned(q)
     if real is not None and dummies == 0:
         return CloneCount(dist=real)
     if real is not None and not adaptive:
         start_r, pmf_r, lost_r = _pmf_on_range(real)
-        start_d, pmf_d, lost_d = _pmf_on_range(stats.binom(dummies, q))
+        start_d, pmf_d, lost_d = _pmf_on_range(binom(dummies, q))
         start, pmf = _convolve(start_r, pmf_r, start_d, pmf_d)
         return CloneCount(start=start, pmf=pmf, dropped=lost_r + lost_d)
     if adaptive and isinstance(law, (BinomialPopulation, PoissonPopulation)):

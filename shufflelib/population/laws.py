@@ -37,9 +37,9 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .._docstrings import fill_doc
+from .._laws import binom, poisson
 from .._roots import first_integer
 from .._validation import (
     N_MAX,
@@ -236,9 +236,10 @@ class SubExponentialTail:
 class PopulationLaw(ABC):
     """The law of the number ``N − 1`` of participants other than user 1.
 
-    Subclasses provide the frozen scipy distribution of ``N − 1`` (or override
-    the pmf/cdf methods) and, when it has a closed form, the law of its
-    binomial thinning (the number of clones).
+    Subclasses provide the frozen law of ``N − 1`` (a frozen :mod:`scipy.stats`
+    distribution or one of ``shufflelib._laws``, which computes the same values
+    without importing :mod:`scipy.stats`), or override the pmf/cdf methods, and,
+    when it has a closed form, the law of its binomial thinning (the number of clones).
 
     Examples
     --------
@@ -284,7 +285,8 @@ class PopulationLaw(ABC):
         """``size`` draws of ``N − 1`` (validated inputs)."""
 
     def thinned(self, q: float):
-        """The law of ``Bin(N − 1, q)`` as a frozen scipy distribution, or ``None`` if no closed form."""
+        """The law of ``Bin(N − 1, q)`` as a frozen law (a frozen :mod:`scipy.stats` distribution's methods), or
+        ``None`` if no closed form."""
 
     # ----------------------------------------------------------- derived views
     def range(self, tail: float = TAIL) -> tuple[int, int]:
@@ -381,8 +383,8 @@ class PopulationLaw(ABC):
         return MeanVariance(self.mean, self.variance)
 
 
-class _ScipyLaw(PopulationLaw):
-    """A law given by a frozen scipy discrete distribution ``self._dist``."""
+class _FrozenLaw(PopulationLaw):
+    """A law given by a frozen discrete law ``self._dist`` (``pmf``, ``cdf``, ``sf``, ``mean``, ``var``)."""
 
     _dist: object
 
@@ -452,10 +454,10 @@ class FixedPopulation(PopulationLaw):
         return np.full(size, self.others)
 
     def thinned(self, q: float):
-        return stats.binom(self.others, q)
+        return binom(self.others, q)
 
 
-class BinomialPopulation(_ScipyLaw):
+class BinomialPopulation(_FrozenLaw):
     """Each of the ``n' − 1`` other potential users takes part independently with probability ``alpha``.
 
     ``N − 1 ~ Bin(n' − 1, alpha)`` (Theorem 1; the Adult experiment has
@@ -480,7 +482,7 @@ class BinomialPopulation(_ScipyLaw):
     def __init__(self, n_prime: int, alpha: float) -> None:
         self.n_prime = check_n(n_prime, "n_prime")
         self.alpha = check_probability("alpha", alpha, closed_high=True)
-        self._dist = stats.binom(self.n_prime - 1, self.alpha)
+        self._dist = binom(self.n_prime - 1, self.alpha)
 
     def __repr__(self) -> str:
         return f"BinomialPopulation(n_prime={self.n_prime}, alpha={self.alpha})"
@@ -493,7 +495,7 @@ class BinomialPopulation(_ScipyLaw):
         return rng.binomial(self.n_prime - 1, self.alpha, size=size)
 
     def thinned(self, q: float):
-        return stats.binom(self.n_prime - 1, self.alpha * q)
+        return binom(self.n_prime - 1, self.alpha * q)
 
     def subgaussian_tail(self) -> SubGaussianTail:
         """A valid :class:`SubGaussianTail`: Hoeffding gives ``tau^2 = (n' − 1)/2``.
@@ -506,7 +508,7 @@ class BinomialPopulation(_ScipyLaw):
         return SubGaussianTail(self.mean, math.sqrt((self.n_prime - 1) / 2.0))
 
 
-class PoissonPopulation(_ScipyLaw):
+class PoissonPopulation(_FrozenLaw):
     """``N − 1 ~ Poisson(lam)``: arrivals in a time window (Theorem 2).
 
     Parameters
@@ -526,7 +528,7 @@ class PoissonPopulation(_ScipyLaw):
         self.lam = check_positive("lam", lam)
         if self.lam > N_MAX:
             raise ValueError(f"lam must be a number > 0 and <= {N_MAX}, got {lam!r}")
-        self._dist = stats.poisson(self.lam)
+        self._dist = poisson(self.lam)
 
     def __repr__(self) -> str:
         return f"PoissonPopulation(lam={self.lam})"
@@ -535,14 +537,22 @@ class PoissonPopulation(_ScipyLaw):
         return rng.poisson(self.lam, size=size)
 
     def thinned(self, q: float):
-        return stats.poisson(self.lam * q)
+        return poisson(self.lam * q)
 
     def subgaussian_tail(self) -> SubGaussianTail:
         """A valid :class:`SubGaussianTail`: the Poisson lower tail is at most ``exp(−t^2/(2 lam))``."""
         return SubGaussianTail(self.mean, math.sqrt(2.0 * self.lam))
 
 
-class NegativeBinomialPopulation(_ScipyLaw):
+def _nbinom(r: float, p: float):
+    """The frozen ``scipy.stats.nbinom(r, p)``, imported on first use (the start-up of the other laws'
+    questions does not pay for :mod:`scipy.stats`)."""
+    from scipy.stats import nbinom
+
+    return nbinom(r, p)
+
+
+class NegativeBinomialPopulation(_FrozenLaw):
     """An over-dispersed population: a negative binomial with the given mean and variance.
 
     ``N − 1`` is a Poisson count whose rate is Gamma-distributed, so any
@@ -575,7 +585,7 @@ class NegativeBinomialPopulation(_ScipyLaw):
         self._mean, self._variance = mean, variance
         self.r = mean**2 / (variance - mean)
         self.p = mean / variance
-        self._dist = stats.nbinom(self.r, self.p)
+        self._dist = _nbinom(self.r, self.p)
 
     def __repr__(self) -> str:
         return f"NegativeBinomialPopulation(mean={self._mean}, variance={self._variance})"
@@ -593,7 +603,7 @@ class NegativeBinomialPopulation(_ScipyLaw):
 
     def thinned(self, q: float):
         # PGF (p / (1 - (1 - p) z))^r at z -> 1 - q + q z keeps the form with p' = p / (p + q (1 - p)).
-        return stats.nbinom(self.r, self.p / (self.p + q * (1.0 - self.p)))
+        return _nbinom(self.r, self.p / (self.p + q * (1.0 - self.p)))
 
 
 class DiscretePopulation(PopulationLaw):

@@ -28,8 +28,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
+from .._laws import binom
 from .._validation import check_positive, check_probability
 from .bounds import AdaptiveTheorem, TemplateBound, _TwoStageTheorem
 from .clone_count import CloneCount, clone_count
@@ -96,7 +96,7 @@ def hoeffding_failure(count: CloneCount, delta: float) -> float:
     weights = count.pmf if count.pmf is not None else count.dist.pmf(c)
     radius = np.sqrt(c * log_over(4.0, delta) / 2.0)
     # |A - c/2| > radius: A > c/2 + radius or A < c/2 - radius (symmetric).
-    upper = stats.binom.sf(np.floor(c / 2.0 + radius), c, 0.5)
+    upper = binom.sf(np.floor(c / 2.0 + radius), c, 0.5)
     return float(np.sum(weights * 2.0 * upper) + count.dropped)
 
 
