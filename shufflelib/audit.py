@@ -417,14 +417,6 @@ def _rejections(sorted_scores: np.ndarray, thresholds: np.ndarray, direction: Di
     return np.searchsorted(sorted_scores, thresholds, side="right")
 
 
-def _beta_ppf(q: object, a: object, b: object) -> np.ndarray:
-    """``scipy.stats.beta.ppf``, imported at the first interval: :mod:`scipy.stats` adds about 0.25 s
-    to the start-up of every command that loads this module (the personalized bounds do)."""
-    from scipy.stats import beta
-
-    return beta.ppf(q, a, b)
-
-
 def _cp_upper(k: np.ndarray, m: int, level: float) -> np.ndarray:
     """One-sided Clopper–Pearson upper bound on p from ``k`` successes in ``m`` trials."""
     inner = _beta_ppf(1.0 - level, k + 1, np.maximum(m - k, 1))

@@ -49,8 +49,8 @@ from functools import lru_cache
 import numpy as np
 from scipy.special import bdtr, gammaln
 
-from .._binomial import binom
 from .._docstrings import fill_doc
+from .._laws import binom
 from .._validation import check_array, check_choice, check_in_range
 from ..curves import DominatingPair, symmetrized  # noqa: F401  (symmetrized: re-exported)
 from .clone_count import MAX_GROUPS, CloneCount, clone_pair_delta
