@@ -261,8 +261,8 @@ class LossDistribution:
         them at a grid point (read at the few points a bisection over the grid asks for) finds
         the grid interval, and the slack at the interval's left end moves the target of the
         closed form there, a valid (slightly conservative) answer. It is checked with :meth:`delta`;
-        should the check fail, a certified search (``shufflelib._roots``, relative ``1e-9``). ``inf`` if no ε reaches
-        ``delta`` (pessimistic).
+        should the check fail, a certified search (``shufflelib._roots``, relative ``1e-9``).
+        ``inf`` if no ε reaches ``delta`` (pessimistic).
 
         Examples
         --------
