@@ -57,10 +57,10 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr, ndtr, ndtri
 
 from ._docstrings import fill_doc
+from ._roots import brent
 from ._validation import check_array, check_choice, check_generator, check_in_range, check_int, check_positive
 
 __all__ = [
@@ -618,7 +618,7 @@ def gaussian_sigma(eps: float | np.ndarray, delta: float | np.ndarray, calibrati
         lo = hi - 1.0
         while excess(lo) <= 0:
             lo -= 1.0
-        root = brentq(excess, lo, hi, xtol=1e-13)
+        root = brent(excess, lo, hi, xtol=1e-13, rtol=4 * 2.2e-16)
         s = math.exp(root)
         while float(gaussian_delta(e, s)) > d:  # round up: sigma must be (eps, delta)-DP
             s *= 1 + 1e-12

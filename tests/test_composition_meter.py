@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import itertools
 import time
+from dataclasses import replace
 
 import pytest
 
-from shufflelib.bounds import BlanketBennett, StrongerClones
-from shufflelib.composition import bound_model, largest_composed
-from shufflelib.composition.model import METER
+from shufflelib.bounds import BlanketBennett, NotApplicableError, StrongerClones
+from shufflelib.composition import bound_model, compose_bound, largest_composed
+from shufflelib.composition import model as model_module
+from shufflelib.composition.model import METER, GridTooFine
 
 
 def _slow_clock(monkeypatch) -> None:
@@ -55,3 +57,63 @@ def test_candidate_under_way_stops_at_twice_the_budget():
     largest_composed(model, 1000, 1.0, 1e-10, budget=0.02, info=info)
     assert info["exact"] is False
     assert METER.seconds - start <= 2 * 0.02 + 0.1
+
+
+# The shortcuts that keep the composed corners within 2 s (issue 29) skip work whose result is known.
+
+
+def _counting(model):
+    """``model`` with its ``build`` counted (``calls``: the grids built, in order)."""
+    calls: list[float] = []
+
+    def build(x, step, coarse=False):
+        calls.append(step)
+        return model.build(x, step, coarse)
+
+    return replace(model, build=build), calls
+
+
+def test_a_model_builds_a_grid_once():
+    """A δ question fits the ε question's grid too, which often starts from the same default grid."""
+    model, calls = _counting(bound_model(StrongerClones(mechanism="krr", k=2), 10_000))
+    first = model.fitted(1.0, 10, delta=1e-6)[1]
+    again = model.fitted(1.0, 10, delta=1e-6)[1]
+    assert len(calls) == 1 and first.step == again.step == calls[0]
+    assert first.epsilon(1e-6) == again.epsilon(1e-6)
+    assert replace(model)._builds == {}  # a copy (perhaps another build function) remembers nothing
+
+
+def test_a_grid_finer_than_the_caller_can_use_is_refused_before_it_is_composed():
+    model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
+    single, curve = model.fitted(1.0, 10, delta=1e-6)
+    assert curve.refused_step == 0.0  # the default grid fits
+    before = METER.seconds
+    with pytest.raises(GridTooFine):
+        model.fitted(1.0, 10, delta=1e-6, coarser_than=2 * curve.step)
+    assert METER.seconds == before  # nothing composed (the grid was built already)
+    assert model.fitted(1.0, 10, delta=1e-6, coarser_than=curve.step / 2)[1].step == curve.step
+
+
+def test_an_eps0_search_that_cannot_build_one_candidate_stops_before_building(monkeypatch):
+    """A costly profile (a personalized bound at 10⁹ users: about 1.4 estimated seconds a build)
+    against a budget of 0.6: the first candidate would stop at twice the budget, after its build."""
+    model, calls = _counting(bound_model(BlanketBennett(mechanism="krr", k=3), 100_000))
+    model = replace(model, build_seconds=2.0, largest=lambda eps, delta: pytest.fail("searched"))
+    # T rounds of an ε₀-LDP protocol are T ε₀-DP: the search's fallback answer, with its bracket.
+    info: dict = {}
+    assert largest_composed(model, 100, 1.0, 1e-6, budget=0.6, info=info) == 1.0 / 100 * (1 - 1e-12)
+    assert info["exact"] is False
+    with pytest.raises(NotApplicableError, match="within the search's budget"):  # without a cap: refused
+        largest_composed(replace(model, cap=lambda x: None), 100, 1.0, 1e-6, budget=0.6)
+    assert calls == []
+
+
+def test_a_bracket_reads_the_finer_companion_only_when_its_composition_is_small(monkeypatch):
+    curve = compose_bound(StrongerClones(mechanism="krr", k=2), 10_000, 1.0, rounds=10)
+    assert len(curve.companions) == 2
+    both = curve.bracket(1e-6)
+    monkeypatch.setattr(model_module, "COMPANION_POINTS", 0)  # every companion but the first is too large
+    first = curve.bracket(1e-6)
+    assert first[1] == both[1] == curve.epsilon(1e-6)
+    assert first[0] == curve._epsilon_of(0, 1e-6) <= both[0] == max(first[0], curve._epsilon_of(1, 1e-6))
+    assert first[0] <= first[1]  # still a bracket (companion 0 lies below the curve)

@@ -4,6 +4,7 @@ question import (structure, not time: the time is ``benchmarks/bench_startup.py`
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -150,6 +151,8 @@ def test_a_simple_question_loads_neither_scipy_stats_nor_other_families():
     for module in (
         "scipy.stats",
         "scipy.signal",
+        "scipy.optimize",
+        "scipy.linalg",
         "shufflelib.composition",
         "shufflelib.personalized.bounds",
         "shufflelib.population.bounds",
@@ -170,3 +173,27 @@ def test_a_population_question_loads_no_scipy_stats(population):
     )
     assert "shufflelib.population.tight" in loaded
     assert "scipy.stats" not in loaded
+
+
+def test_a_personalized_question_loads_neither_scipy_stats_nor_scipy_signal():
+    """The personalized bounds' start-up: ``theorems`` reads the binomial from ``_laws``, ``audit``
+    (imported with the Monte Carlo module) and ``exact_shuffle`` import SciPy's modules on first use."""
+    loaded = _modules_after(
+        "import contextlib, io\n"
+        "from shufflelib.calculator import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['epsilon', '--bound', 'pers-liu24', '--randomizer', 'rr', '--counts', '1,999',"
+        " '--eps0', '0.5,1', '--delta', '1e-6'])"
+    )
+    assert "shufflelib.personalized.theorems" in loaded and "shufflelib.audit" in loaded
+    assert "scipy.stats" not in loaded and "scipy.signal" not in loaded
+
+
+def test_the_command_line_turns_numpys_hugepage_advice_off():
+    """``python -m shufflelib`` sets ``NUMPY_MADVISE_HUGEPAGE=0`` before NumPy's import (unless it is set)."""
+    code = "import shufflelib.__main__, numpy._core.multiarray as m; print(m._get_madvise_hugepage())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False"]
+    env = {**os.environ, "NUMPY_MADVISE_HUGEPAGE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.split() == ["True"]

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from shufflelib._roots import first_true, last_true
+from shufflelib._roots import brent, first_true, last_true
 from shufflelib._validation import (
     check_array,
     check_generator,
@@ -89,3 +89,37 @@ def test_root_finders_certify_even_when_the_score_misleads() -> None:
 def test_endpoints() -> None:
     assert first_true(lambda t: True, lambda t: -1.0, 0.0, 1.0) == 0.0
     assert last_true(lambda t: True, lambda t: -1.0, 0.0, 1.0) == 1.0
+
+
+FUNCTIONS = [
+    (lambda x: x**3 - 2.0 * x - 5.0, 2.0, 3.0),  # Wallis' cubic
+    (lambda x: math.exp(x) - 1e-200, -500.0, 1.0),  # a root far out on one side
+    (lambda x: math.tanh(50.0 * (x - 0.3)), -1.0, 1.0),  # nearly a step
+    (lambda x: math.log(x) + 700.0, 1e-310, 1.0),  # a subnormal bracket end
+    (lambda x: (x - 1e-9) * 1e12, 0.0, 1.0),  # a tiny root
+    (lambda x: 1.0 if x > 0.7 else -1.0, 0.0, 1.0),  # a jump: bisection alone
+]
+
+
+@pytest.mark.parametrize(("f", "a", "b"), FUNCTIONS)
+@pytest.mark.parametrize("rtol", [4 * np.finfo(float).eps, 1e-9])
+def test_brent_finds_the_root_scipy_finds(f, a, b, rtol) -> None:
+    """Brent's method of ``_roots`` (written out so that the command line need not import
+    scipy.optimize) locates each root within its tolerance, as ``scipy.optimize.brentq`` does."""
+    from scipy.optimize import brentq
+
+    xtol = 1e-300
+    mine = brent(f, a, b, xtol=xtol, rtol=rtol, maxiter=1100)
+    theirs = brentq(f, a, b, xtol=xtol, rtol=rtol, maxiter=1100)
+    assert a <= mine <= b
+    assert abs(mine - theirs) <= 4 * (rtol * abs(theirs) + xtol) + 8 * math.ulp(theirs)
+    # The sign changes within the tolerance around the answer.
+    step = 2 * (rtol * abs(mine) + xtol) + 4 * math.ulp(mine)
+    assert f(mine) == 0.0 or (f(max(mine - step, a)) > 0.0) != (f(min(mine + step, b)) > 0.0)
+
+
+def test_brent_refuses_a_bracket_without_a_sign_change() -> None:
+    with pytest.raises(ValueError, match="different signs"):
+        brent(lambda x: x * x + 1.0, -1.0, 1.0, xtol=1e-12, rtol=1e-12)
+    with pytest.raises(RuntimeError, match="no root within 3 steps"):
+        brent(lambda x: x**3 - 2.0 * x - 5.0, 2.0, 3.0, xtol=1e-300, rtol=1e-15, maxiter=3)

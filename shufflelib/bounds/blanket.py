@@ -81,7 +81,6 @@ from functools import lru_cache
 from typing import NamedTuple
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from .._docstrings import fill_doc
 from ..randomizers import BoundedLaplace, GenericLDP, KRandomizedResponse, RandomizerFamily
@@ -295,6 +294,8 @@ def _turning_point(tail: Tail, family: RandomizerFamily, n: int, eps0: float) ->
 
     def f(e: float) -> float:
         return float(_log_profile(tail, family, n, eps0, np.array([e]))[0])
+
+    from scipy.optimize import minimize_scalar  # imported here: scipy.optimize lengthens the start-up
 
     lo, hi = grid[max(i - 1, 0)], grid[i + 1]
     res = minimize_scalar(f, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10 * eps0})

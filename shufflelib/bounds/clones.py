@@ -49,10 +49,10 @@ import math
 import sys
 
 import numpy as np
-from scipy.optimize import brentq
 from scipy.special import log_ndtr
 
 from .._docstrings import fill_doc
+from .._roots import brent
 from .._validation import check_int, check_positive, check_probability
 from ..curves import invert_profile
 from .base import AmplificationBound, NotApplicableError, ProfileBound
@@ -182,7 +182,7 @@ def gaussian_dp_epsilon(mu: float, delta: float) -> float:
     hi = mu * (mu + 40.0)  # far beyond any delta >= 1e-300
     if not (mu > 0.0 and math.isfinite(hi)) or log_delta(0.0) <= log_target or log_delta(hi) >= log_target:
         return 0.0
-    return brentq(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
+    return brent(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi, rtol=4 * 2.2e-16)
 
 
 def _log_or_floor(x: float) -> float:  # read by bounds/exact.py

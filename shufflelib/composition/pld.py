@@ -474,9 +474,11 @@ class LossDistribution:
 
     def log_mgf(self, theta: np.ndarray) -> np.ndarray:
         """``log Σ_i mass[i] e^{θ i}`` (index units, finite part) for an array of θ."""
-        live = self.mass > 0
-        idx = np.arange(self.mass.size)[live]
-        return logsumexp(np.log(self.mass[live])[None, :] + theta[:, None] * idx[None, :], axis=1)
+        if "log_live" not in self.cache:  # read for every window and tilt decision
+            live = self.mass > 0
+            self.cache["log_live"] = (np.flatnonzero(live).astype(float), np.log(self.mass[live]))
+        idx, logs = self.cache["log_live"]
+        return logsumexp(logs[None, :] + theta[:, None] * idx[None, :], axis=1)
 
 
 def log_mgf(ld: LossDistribution, theta: np.ndarray) -> np.ndarray:
@@ -1182,10 +1184,15 @@ def compose(
             idx = np.arange(mass.size)
             with np.errstate(divide="ignore"):
                 logs = np.log(mass) + shift * idx
-            log_m = float(logsumexp(logs))
-            mass = np.exp(logs - log_m)
+            # Normalized by its sum (any finite log_m is exact bookkeeping: log_scale carries it).
+            top = float(np.max(logs))
+            mass = np.exp(logs - top)
+            summed = float(mass.sum())
+            mass /= summed
+            log_m = top + math.log(summed)
             log_scale += count * (log_m + tilt * step * ld.offset)
-            eta += count * 4.0 * _U * (4.0 + abs(log_m) + shift * mass.size + float(np.max(np.abs(logs[mass > 0]))))
+            largest = float(np.max(np.abs(logs), where=mass > 0, initial=0.0))
+            eta += count * 4.0 * _U * (4.0 + abs(log_m) + shift * mass.size + largest)
         if mass.size <= length:
             folded = np.zeros(length)
             folded[: mass.size] = mass

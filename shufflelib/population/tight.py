@@ -28,9 +28,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
-from .._roots import last_true, narrow_bracket
+from .._roots import brent, last_true, narrow_bracket
 from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds import clone_pair
@@ -103,7 +102,7 @@ class _PopulationCurve(PopulationBound):
     def _gaussian_eps0(self, eps: float, delta: float) -> float:
         """The ``eps0`` at which the Gaussian-DP estimate reaches ``(eps, delta)``: a starting point only.
 
-        Plain ``brentq`` (0 when it finds nothing): the answer of :meth:`max_eps0`
+        Plain Brent's method (0 when it finds nothing): the answer of :meth:`max_eps0`
         is certified on the profile.
         """
 
@@ -111,7 +110,7 @@ class _PopulationCurve(PopulationBound):
             return gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
 
         try:
-            return brentq(gap, eps, EPS0_MAX, xtol=1e-6) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
+            return brent(gap, eps, EPS0_MAX, xtol=1e-6, rtol=4 * 2.2e-16) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
         except (ValueError, RuntimeError):
             return 0.0
 
