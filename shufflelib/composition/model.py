@@ -70,12 +70,14 @@ from .profile import (
 
 __all__ = [
     "COARSE",
+    "COMPANION_POINTS",
     "COMPANION_REFINE",
     "METER",
     "SEARCH_BUDGET",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "CompositionMeter",
+    "GridTooFine",
     "RoundModel",
     "composed_delta",
     "composed_record",
@@ -88,7 +90,7 @@ __all__ = [
 #: Grids of a curve's companions (:meth:`RoundModel.curve`): the curve's step divided by each. Merging
 #: loses most where bins alternate between heavy and light (the lattice of a clone pair's atoms)
 #: or atoms are isolated (a few users), differently on different grids: the bracket takes the
-#: best of a grid like the curve's and one four times finer.
+#: best of a grid like the curve's and one four times finer (read up to :data:`COMPANION_POINTS`).
 COMPANION_REFINE = (1, 4)
 
 #: Largest composition (points of its window) of a companion after the first, which the bracket then
@@ -96,6 +98,7 @@ COMPANION_REFINE = (1, 4)
 #: (the two-pair lower bound at n = 2, T = 10⁴, δ = 5e-324: 2.4 million points, 0.84 s, for an
 #: upper end 0.08 % lower). The first companion, on the curve's own grid, is always read.
 COMPANION_POINTS = 2**20
+
 #: Factor by which the first stage of :func:`largest_composed` coarsens the grid.
 COARSE = 2.0
 #: Longest FFT of a composition on the default grid (:meth:`RoundModel.fitted`): a wider
