@@ -48,7 +48,8 @@ def brent(f: Callable[[float], float], a: float, b: float, *, xtol: float, rtol:
     >>> abs(root - 2.0**0.5) < 1e-14
     True
     """
-    fa, fb = f(a), f(b)
+    a, b = float(a), float(b)
+    fa, fb = float(f(a)), float(f(b))
     if fa == 0.0:
         return a
     if fb == 0.0:
@@ -87,7 +88,7 @@ def brent(f: Callable[[float], float], a: float, b: float, *, xtol: float, rtol:
             d = e = half
         a, fa = b, fb
         b += d if abs(d) > tol else math.copysign(tol, half)
-        fb = f(b)
+        fb = float(f(b))
     raise RuntimeError(f"no root within {maxiter} steps")
 
 

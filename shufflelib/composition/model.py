@@ -120,7 +120,19 @@ _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
 
 
 class GridTooFine(ValueError):
-    """The grid :meth:`RoundModel.fitted` would fit is finer than its caller can use (``coarser_than``)."""
+    """The grid :meth:`RoundModel.fitted` would fit is finer than its caller can use (``coarser_than``).
+
+    Examples
+    --------
+    >>> from shufflelib.bounds import StrongerClones
+    >>> from shufflelib.composition import bound_model
+    >>> model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
+    >>> try:
+    ...     model.fitted(1.0, 10, delta=1e-6, coarser_than=1.0)
+    ... except GridTooFine as refusal:
+    ...     print(refusal)
+    the grid that fits is at most 1.0
+    """
 
 
 class _OutOfTime(Exception):
