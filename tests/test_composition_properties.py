@@ -169,3 +169,26 @@ def test_a_round_trip_where_the_two_questions_coarsen_the_grid_differently():
     eps0, t, delta = 0.12570354677644316, 3436, 1.5044103519350626e-09
     eps = composed_epsilon(model, eps0, t, delta)["eps"]
     assert composed_delta(model, eps0, t, eps)["delta"] <= delta
+
+
+def test_a_round_trip_where_the_untilted_delta_points_at_another_saddle_point():
+    """Issue 29's campaign (seed 29): the ε question composed at the saddle point for δ (tilt 11.3);
+    the δ question at its answer, from the untilted δ, at another (16), and read 6.0052e-172 > δ.
+    It reads the saddle point of the δ it read too."""
+    import contextlib
+    import io
+    import json
+
+    from shufflelib.__main__ import main
+
+    def ask(*argv: str) -> dict:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert (
+                main([*argv, "--bound", "pop-tight", "--population", "poisson:10", "--compose", "7853", "--json"]) == 0
+            )
+        return json.loads(out.getvalue().splitlines()[-1])
+
+    delta = 5.977552720799732e-172
+    eps = ask("epsilon", "--eps0", "0.07058732183898646", "--delta", repr(delta))["eps"]
+    assert ask("delta", "--eps0", "0.07058732183898646", "--eps", repr(eps))["delta"] <= delta

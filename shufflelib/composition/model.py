@@ -313,18 +313,28 @@ class ComposedCurve(PrivacyCurve):
 
     def _order_delta(self, order: int, which: int, eps: float) -> float:
         """δ of one order at ``eps``: untilted, unless its rounding terms matter at the δ read there
-        (:func:`~shufflelib.composition.pld.tilt_for` given that δ): then at ε's saddle point."""
+        (:func:`~shufflelib.composition.pld.tilt_for` given that δ): then at ε's saddle point, and
+        at the saddle point for the δ read there too where that is another tilt."""
         untilted = self._composed(order, which, 0.0).delta(eps)
         if not self._tiltable(order, which) or untilted <= 0.0:
             return untilted
-        tilt = tilt_for(self._parts(which)[order], eps=eps, delta=min(untilted, 0.5))
+        parts = self._parts(which)[order]
+        tilt = tilt_for(parts, eps=eps, delta=min(untilted, 0.5))
         if tilt == 0.0:
             return untilted
-        # Both are valid (upper, or lower for the other side): the better one. A saddle point at
+        # Every read is valid (upper, or lower for the other side): the best. A saddle point at
         # the tilt grid's end can carry more slack than no tilt (blanket Bennett, n = 5.2e8,
         # T = 3436: 0.23 tilted, 5.0e-9 untilted at eps = 0.0138).
-        tilted = self._composed(order, which, tilt).delta(eps)
-        return min(untilted, tilted) if self.upper == (which < 0) else max(untilted, tilted)
+        best = min if self.upper == (which < 0) else max
+        value = best(untilted, self._composed(order, which, tilt).delta(eps))
+        # The saddle point for the δ just read is the tilt the ε question at that δ composes at
+        # (:meth:`_order_epsilon`); where the untilted δ pointed elsewhere, read there too, so that
+        # the two questions agree (pop-tight, poisson:10, ε₀ = 0.0706, T = 7,853: the ε question
+        # answered 59.13299 for δ = 5.9776e-172 at tilt 11.3; δ read there at tilt 16 was 6.0052e-172).
+        again = tilt_for(parts, eps=eps, delta=min(value, 0.5)) if value > 0.0 else tilt
+        if again not in (tilt, 0.0):
+            value = best(value, self._composed(order, which, again).delta(eps))
+        return value
 
     def _order_epsilon(self, order: int, which: int, delta: float) -> float:
         """ε of one order at ``delta``, composed at the tilt that the δ question at the answer uses."""
