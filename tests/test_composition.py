@@ -21,7 +21,15 @@ from shufflelib.composition import (
     largest_composed,
 )
 from shufflelib.composition.baselines import rdp_epsilon
-from shufflelib.composition.pld import SPECTRUM_FLOOR, LossDistribution, _power, compose, from_log_pmfs, window_tail
+from shufflelib.composition.pld import (
+    SPECTRUM_FLOOR,
+    LossDistribution,
+    _power,
+    compose,
+    from_log_pmfs,
+    tilt_for,
+    window_tail,
+)
 from shufflelib.curves import DominatingPair
 
 SC = StrongerClones(mechanism="krr", k=2)
@@ -275,6 +283,10 @@ def test_a_round_with_every_loss_infinite_composes_to_delta_one():
     composed = compose([(blind, 10_000)])
     assert composed.rounds == 10_000 and composed.inf_mass == 1.0
     assert composed.delta(1e3) == 1.0
+    # No finite loss carries mass: its log-mgf is the empty sum's, and no tilt helps (once a
+    # zero-size reduction: segmented-exact, n = 6, λ = 0.642, T = 7 stopped with that error).
+    assert np.all(blind.log_mgf(np.array([0.0, 1.0, 1e6])) == -np.inf)
+    assert tilt_for([(blind, 10_000)], delta=1e-6) == 0.0
 
 
 def test_the_slack_terms_at_a_tiny_eps0_are_small_and_still_bound_the_fft_error():

@@ -478,6 +478,8 @@ class LossDistribution:
             live = self.mass > 0
             self.cache["log_live"] = (np.flatnonzero(live).astype(float), np.log(self.mass[live]))
         idx, logs = self.cache["log_live"]
+        if not idx.size:  # no finite loss carries mass: the empty sum
+            return np.full(np.shape(theta), -np.inf)
         # log-sum-exp of each row, in place (scipy.special.logsumexp takes several times as long
         # on these tables of up to 300 tilts by the live points, read for every window and tilt)
         table = theta[:, None] * idx[None, :]
