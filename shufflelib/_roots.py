@@ -23,19 +23,30 @@ __all__ = ["brent", "last_true", "first_true", "largest_reaching", "narrow_brack
 
 RTOL = 1e-9
 ATOL = 1e-12
+#: The smallest relative tolerance :func:`brent` is asked for (``scipy.optimize.brentq``'s default,
+#: four units of the last place): its default, and the floor of the certified searches' first stage.
+BRENT_RTOL = 4 * 2.2e-16
 
 #: A monotone verdict on a point, and a continuous score that is ``<= 0`` exactly where it is true.
 Predicate = Callable[[float], bool]
 Score = Callable[[float], float]
 
 
-def brent(f: Callable[[float], float], a: float, b: float, *, xtol: float, rtol: float, maxiter: int = 100) -> float:
+def brent(
+    f: Callable[[float], float],
+    a: float,
+    b: float,
+    *,
+    xtol: float = 2e-12,
+    rtol: float = BRENT_RTOL,
+    maxiter: int = 100,
+) -> float:
     """A root of ``f`` in ``[a, b]`` by Brent's method (R. P. Brent, *Algorithms for Minimization
     without Derivatives*, 1973, ch. 4): inverse quadratic interpolation or secant steps, bisection
     where they would not shrink the bracket fast enough.
 
-    The root is located within ``xtol + rtol · |x|`` (not certified: :func:`first_true` and
-    :func:`last_true` check the side). Written here rather than imported from
+    The root is located within ``xtol + rtol · |x|`` (the defaults are ``brentq``'s; not certified:
+    :func:`first_true` and :func:`last_true` check the side). Written here rather than imported from
     :func:`scipy.optimize.brentq`: importing :mod:`scipy.optimize` costs the command line about
     0.1 s of its start-up (a quarter of a simple question), and every question finds a root.
 
@@ -155,7 +166,7 @@ def _certified_root(
     try:
         sa, sb = scored(a), scored(b)
         if math.isfinite(sa) and math.isfinite(sb) and sa * sb < 0:
-            root = brent(scored, a, b, xtol=max(atol, 1e-300), rtol=max(rtol, 4 * 2.2e-16), maxiter=1100)
+            root = brent(scored, a, b, xtol=max(atol, 1e-300), rtol=max(rtol, BRENT_RTOL), maxiter=1100)
             # With rtol = atol = 0 (resolve to the adjacent float) bracket a few ulps around the root.
             step = rtol * abs(root) + atol or 16 * math.ulp(root)
             # Move the estimate one tolerance step towards the safe side.

@@ -618,7 +618,7 @@ def gaussian_sigma(eps: float | np.ndarray, delta: float | np.ndarray, calibrati
         lo = hi - 1.0
         while excess(lo) <= 0:
             lo -= 1.0
-        root = brent(excess, lo, hi, xtol=1e-13, rtol=4 * 2.2e-16)
+        root = brent(excess, lo, hi, xtol=1e-13)
         s = math.exp(root)
         while float(gaussian_delta(e, s)) > d:  # round up: sigma must be (eps, delta)-DP
             s *= 1 + 1e-12

@@ -182,7 +182,7 @@ def gaussian_dp_epsilon(mu: float, delta: float) -> float:
     hi = mu * (mu + 40.0)  # far beyond any delta >= 1e-300
     if not (mu > 0.0 and math.isfinite(hi)) or log_delta(0.0) <= log_target or log_delta(hi) >= log_target:
         return 0.0
-    return brent(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi, rtol=4 * 2.2e-16)
+    return brent(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
 
 
 def _log_or_floor(x: float) -> float:  # read by bounds/exact.py

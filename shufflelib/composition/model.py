@@ -652,17 +652,18 @@ class RoundModel:
         (10000, True)
         """
         step = self.step(x, rounds) * self.coarse**coarse
+        target = delta if delta is not None else 1e-6  # the δ of the ε question that must fit
         refused = 0.0
         for _ in range(8):
             single = self._built(x, step, coarse > 0)
             curve = self._curve(single, x, rounds, step, FITTED_FFT_LENGTH, bracket)
-            if step <= coarser_than and eps is None and curve.starts_within(delta if delta is not None else 1e-6):
+            if step <= coarser_than and eps is None and curve.starts_within(target):
                 raise GridTooFine(f"the grid that fits is at most {coarser_than!r}")
             try:
                 if eps is not None:  # composes (cached) at the question's tilt
                     curve.delta(eps)
                 else:
-                    curve.epsilon(delta if delta is not None else 1e-6)
+                    curve.epsilon(target)
                 curve.refused_step = refused
                 return single, curve
             except WindowTooWide as wide:

@@ -235,15 +235,20 @@ class LossDistribution:
         loss = np.array([(self.offset + i) * self.step])
         return float(self._grid_slack(loss, np.array([self.mass.size - 1 - i]))[0])
 
+    def _live(self) -> np.ndarray:
+        """The indices of the grid points carrying mass (cached: every δ read, window and tilt reads
+        them, and a composition's are often a few of its points)."""
+        if "live" not in self.cache:
+            self.cache["live"] = np.flatnonzero(self.mass)
+        return self.cache["live"]
+
     def _above(self, eps: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The weights ``1 − e^{ε − ℓ}`` of the grid losses ``ℓ > eps`` carrying mass, their masses and losses."""
         where = eps / self.step - self.offset
         if not where < self.mass.size:  # above the grid (or not finite): nothing
             return np.zeros(0), np.zeros(0), np.zeros(0)
         first = max(0, math.floor(where) + 1)  # grid points with loss > eps
-        if "live" not in self.cache:  # the points carrying mass (a composition's are often a few)
-            self.cache["live"] = np.flatnonzero(self.mass)
-        live = self.cache["live"]
+        live = self._live()
         live = live[np.searchsorted(live, first) :]
         loss = (self.offset + live) * self.step
         keep = loss > eps
@@ -283,17 +288,24 @@ class LossDistribution:
         tail, r = _tail_sums(self.mass[k0:], decay)
         size = tail.size
 
-        def grid(i: int) -> float:
+        # Each read takes a grid index or an array of them (points below the last, for ``closed``).
+        def grid(i):
             return (self.offset + k0 + i) * self.step
 
-        def at_grid(i: int) -> float:
-            """δ at grid point ``i`` (the closed form, without the slack terms)."""
-            return (float(tail[i + 1] - decay * r[i + 1]) if i + 1 < size else 0.0) + fixed
+        def closed(i):
+            """δ at grid points ``i`` below the last (the closed form, without the slack terms)."""
+            return tail[i + 1] - decay * r[i + 1] + fixed
 
-        def slack(i: int) -> float:
+        def slacks(i):
             """An upper bound on the slack at every ε in ``[grid(i), grid(i + 1))`` (:meth:`_slack`
             with ``‖w‖₂ <= sqrt`` of the number of points above): decreasing in ``i``."""
-            return float(self._grid_slack(np.array([grid(i)]), np.array([size - 1 - i]))[0])
+            return self._grid_slack(grid(i), size - 1 - i)
+
+        def at_grid(i: int) -> float:
+            return float(closed(i)) if i + 1 < size else fixed
+
+        def slack(i: int) -> float:
+            return float(slacks(np.array([i]))[0])
 
         # A margin of 1e-12 δ covers the rounding of the two ways δ is summed (the closed form
         # here, the direct sum of :meth:`delta`).
@@ -341,9 +353,7 @@ class LossDistribution:
             i -= 1
         if i == end - 33:  # the slack swamps δ over many points: all of them at once
             ahead = np.arange(i + 1)  # (points before end - 32: each has one above it)
-            closed = tail[ahead + 1] - decay * r[ahead + 1] + fixed
-            slacks = self._grid_slack((self.offset + k0 + ahead) * self.step, size - 1 - ahead)
-            holds = np.flatnonzero(closed - slacks > delta + margin)
+            holds = np.flatnonzero(closed(ahead) - slacks(ahead) > delta + margin)
             i = int(holds[-1]) if holds.size else -1
         if i < 0:
             return 0.0
@@ -475,8 +485,8 @@ class LossDistribution:
     def log_mgf(self, theta: np.ndarray) -> np.ndarray:
         """``log Σ_i mass[i] e^{θ i}`` (index units, finite part) for an array of θ."""
         if "log_live" not in self.cache:  # read for every window and tilt decision
-            live = self.mass > 0
-            self.cache["log_live"] = (np.flatnonzero(live).astype(float), np.log(self.mass[live]))
+            live = self._live()
+            self.cache["log_live"] = (live.astype(float), np.log(self.mass[live]))
         idx, logs = self.cache["log_live"]
         if not idx.size:  # no finite loss carries mass: the empty sum
             return np.full(np.shape(theta), -np.inf)

@@ -110,7 +110,7 @@ class _PopulationCurve(PopulationBound):
             return gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
 
         try:
-            return brent(gap, eps, EPS0_MAX, xtol=1e-6, rtol=4 * 2.2e-16) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
+            return brent(gap, eps, EPS0_MAX, xtol=1e-6) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
         except (ValueError, RuntimeError):
             return 0.0
 

@@ -325,9 +325,7 @@ def paper_rule_breakdown(n: int, rho: float, *, eps_high: float = 1.0, xtol: flo
         return counting_params(n, eps, rho, "paper").worst_mse(n) / dlap_variance(eps) - (1.0 + rho)
 
     # q = 0.1 rho Var DLap(eps) / n < 1: Var DLap(eps) = 2 e^-eps / (1 - e^-eps)^2 decreases in eps.
-    eps_low = brent(
-        lambda e: 0.1 * rho * dlap_variance(e) / n - (1.0 - 1e-9), 1e-12, 50.0, xtol=2e-12, rtol=4 * 2.2e-16
-    )
+    eps_low = brent(lambda e: 0.1 * rho * dlap_variance(e) / n - (1.0 - 1e-9), 1e-12, 50.0)
     grid = np.geomspace(eps_high, eps_low * (1.0 + 1e-6), 200)
     values = np.array([excess(float(e)) for e in grid])
     if values[0] > 0:
@@ -338,4 +336,4 @@ def paper_rule_breakdown(n: int, rho: float, *, eps_high: float = 1.0, xtol: flo
     first = int(failing[0])
     if not np.all(values[first:] > 0):
         raise RuntimeError("the printed rule's failures do not form an interval on the grid")
-    return float(brent(excess, float(grid[first]), float(grid[first - 1]), xtol=xtol, rtol=4 * 2.2e-16))
+    return float(brent(excess, float(grid[first]), float(grid[first - 1]), xtol=xtol))
