@@ -118,24 +118,30 @@ def _bisect(ok: Predicate, bad: float, good: float, rtol: float, atol: float) ->
     return good
 
 
-def first_true(ok: Predicate, score: Score, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL) -> float:
+def first_true(
+    ok: Predicate, score: Score | None, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL
+) -> float:
     """Smallest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded up.
 
     ``ok`` must be monotone (false then true) on ``[lo, hi]`` and ``ok(hi)`` true.
     ``score`` is a continuous function with ``score(x) <= 0`` exactly where ``ok``
     is true (for example ``log(delta(x)) - log(target)``); it is used to find the
-    root quickly, and ``ok`` to certify it.
+    root quickly, and ``ok`` to certify it; ``None``: bisection alone (for a function that jumps
+    at its root, where interpolation steps are slower than halving).
     """
     if ok(lo):
         return lo
     return _certified_root(ok, score, bad=lo, good=hi, rtol=rtol, atol=atol)
 
 
-def last_true(ok: Predicate, score: Score, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL) -> float:
+def last_true(
+    ok: Predicate, score: Score | None, lo: float, hi: float, *, rtol: float = RTOL, atol: float = ATOL
+) -> float:
     """Largest ``x`` in ``[lo, hi]`` with ``ok(x)`` true, rounded down.
 
     ``ok`` must be monotone (true then false) on ``[lo, hi]`` and ``ok(lo)`` true.
-    ``score`` is continuous with ``score(x) <= 0`` exactly where ``ok`` is true.
+    ``score`` is continuous with ``score(x) <= 0`` exactly where ``ok`` is true (``None``: see
+    :func:`first_true`).
     """
     if ok(hi):
         return hi
@@ -144,7 +150,7 @@ def last_true(ok: Predicate, score: Score, lo: float, hi: float, *, rtol: float 
 
 def _certified_root(
     ok: Predicate,
-    score: Score,
+    score: Score | None,
     *,
     bad: float,
     good: float,
@@ -163,6 +169,8 @@ def _certified_root(
         verdicts[x] = ok(x)
         return verdicts[x]
 
+    if score is None:  # bisection only
+        return _bisect(ok, bad, good, rtol, atol)
     try:
         sa, sb = scored(a), scored(b)
         if math.isfinite(sa) and math.isfinite(sb) and sa * sb < 0:

@@ -68,6 +68,7 @@ def invert_profile(
     upper: bool = True,
     cap: float = EPS_SEARCH_MAX,
     guess: float | None = None,
+    smooth: bool = True,
 ) -> float:
     """ε(δ) of a non-increasing privacy profile, rounded in the direction of the bound.
 
@@ -76,10 +77,12 @@ def invert_profile(
     that the answer stays a lower bound on the true ε. The search starts on ``[0, hi]`` and
     doubles ``hi`` up to ``cap`` (beyond: ``inf``); a ``guess`` of the root (e.g. a Gaussian-DP
     estimate) narrows the bracket first (``shufflelib._roots.narrow_bracket``), which saves
-    evaluations and never changes the answer. Tolerance: relative ``1e-9``, on the safe side, with
-    no absolute floor (``shufflelib._roots``' default ``1e-12`` is a sizable part of an ε of a
-    few ``1e-11``, read at a tiny ε₀ and many users: clones, n = 837,831,383, ε₀ = 1.02e-6,
-    two rounds, δ = 8.9e-12 once answered 2.877e-11 where 2.832e-11 reaches δ).
+    evaluations and never changes the answer. ``smooth=False``: bisection alone, for a profile that
+    jumps at the crossing (Brent's interpolation steps are then slower). Tolerance: relative
+    ``1e-9``, on the safe side, with no absolute floor (``shufflelib._roots``' default ``1e-12``
+    is a sizable part of an ε of a few ``1e-11``, read at a tiny ε₀ and many users: clones,
+    n = 837,831,383, ε₀ = 1.02e-6, two rounds, δ = 8.9e-12 once answered 2.877e-11 where
+    2.832e-11 reaches δ).
 
     Examples
     --------
@@ -107,8 +110,10 @@ def invert_profile(
         lo, hi = narrow_bracket(lambda e: d(e) > delta, guess, lo, hi)
     log_target = math.log(delta)
     if upper:
-        return first_true(lambda e: d(e) <= delta, lambda e: _safe_log(d(e)) - log_target, lo, hi, atol=0.0)
-    return last_true(lambda e: d(e) > delta, lambda e: log_target - _safe_log(d(e)), lo, hi, atol=0.0)
+        score = (lambda e: _safe_log(d(e)) - log_target) if smooth else None
+        return first_true(lambda e: d(e) <= delta, score, lo, hi, atol=0.0)
+    score = (lambda e: log_target - _safe_log(d(e))) if smooth else None
+    return last_true(lambda e: d(e) > delta, score, lo, hi, atol=0.0)
 
 
 class PrivacyCurve(ABC):

@@ -12,6 +12,7 @@ from scipy import integrate, stats
 
 from shufflelib.bounds.clone_pair import BINOM_RTOL, _bernstein_range, _binomial_pmf_run, binomial_shortfall
 from shufflelib.curves import DominatingPair
+from shufflelib.personalized import theorems
 from shufflelib.personalized.clone_count import CloneCount, clone_pair_delta
 from shufflelib.personalized.hypothesis_testing import numeric_probabilities, paper_p1, paper_pi
 from shufflelib.personalized.mechanisms import LocalMechanism, gaussian_delta, gaussian_sigma
@@ -306,6 +307,21 @@ def test_printed_theorem2_is_smooth_in_eps0_at_a_billion_users():
     plans = [paper_plan(population.scaled(e0 / 100), LocalMechanism("rr")) for e0 in np.linspace(1.1, 1.5, 9)]
     values = [float(theorem2_printed_delta(1e-3, plan, weights="pi")) for plan in plans]
     assert values[0] > 0 and np.all(np.diff(np.log(values)) > 1.0)  # > e-fold per step of 0.05
+
+
+@pytest.mark.parametrize("weights", ["printed", "pi"])
+def test_printed_theorem2_reads_an_array_of_eps_as_it_reads_each_alone(weights):
+    """The thresholds of an array of ε are bisected side by side, sharing the values of l(t) they
+    visit: each answer is the one a fresh table gives to that ε alone, bit for bit."""
+    population = Population([0.4, 1.5], [2_000, 3])
+    eps = np.r_[0.0, np.geomspace(1e-4, 3.0, 40), 50.0, 800.0]
+    together = theorem2_printed_delta(eps, paper_plan(population, LAPLACE), weights=weights)
+    alone = []
+    for e in eps[::-1]:
+        theorems._PRINTED_CACHE.clear()  # a fresh table: nothing remembered from the other ε
+        alone.append(float(theorem2_printed_delta(e, paper_plan(population, LAPLACE), weights=weights)))
+    np.testing.assert_array_equal(together, alone[::-1])
+    assert np.any(together > 0) and np.any(together == 0)
 
 
 def test_theorem1_printed_is_not_a_tradeoff_function_and_corrected_is_not_a_lower_bound():

@@ -77,6 +77,22 @@ def test_last_true_rounds_down(root: float, power: float) -> None:
     assert root - x <= 1e-9 * root + 1e-12 + 1e-15
 
 
+@settings(max_examples=30, deadline=None)
+@given(root=st.floats(0.001, 0.999))
+def test_without_a_score_the_root_finders_bisect_to_the_same_tolerance(root: float) -> None:
+    calls: list[float] = []
+
+    def ok(t: float) -> bool:
+        calls.append(t)
+        return t >= root
+
+    x = first_true(ok, None, 0.0, 1.0)
+    assert root <= x <= root + 1e-9 * root + 1e-12 + 1e-15
+    assert len(calls) <= 45  # halving [0, 1] to 1e-12: 40 steps
+    y = last_true(lambda t: t <= root, None, 0.0, 1.0)
+    assert root - 1e-9 * root - 1e-12 - 1e-15 <= y <= root
+
+
 def test_root_finders_certify_even_when_the_score_misleads() -> None:
     # The score crosses zero at 0.3 but ok() only holds from 0.7 on: ok() wins.
     x = first_true(lambda t: t >= 0.7, lambda t: 0.3 - t, 0.0, 1.0)

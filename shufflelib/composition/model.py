@@ -391,6 +391,7 @@ class ComposedCurve(PrivacyCurve):
             delta,
             upper=upper,
             guess=(min if upper else max)(seen.values()),
+            smooth=False,  # δ jumps where the tilt of the read changes: at the crossing, here
         )
 
     def _epsilon_of(self, which: int, delta: float) -> float:

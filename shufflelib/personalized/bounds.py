@@ -51,7 +51,7 @@ from .clone_count import clone_pair_delta
 from .mechanisms import LocalMechanism
 from .population import Population
 from .sound import no_shuffling_delta, sound_delta
-from .theorems import paper_plan, theorem2_delta, theorem2_printed_delta
+from .theorems import PRINTED_TERMS, paper_plan, theorem2_delta, theorem2_printed_delta
 
 __all__ = [
     "PersonalizedBound",
@@ -254,6 +254,12 @@ class PersonalizedBound(ABC):
         >>> 1.0 < e0 < 5.0
         True
         """
+        return self._max_eps0(population, eps, delta, certify=True)
+
+    def _max_eps0(self, population: Population, eps: float, delta: float, *, certify: bool) -> float:
+        """:meth:`max_eps0`; without ``certify``, the crossing of δ at the profile's target only (no second
+        search on ε where δ is not monotone in ε): an upper end for the composed search, which
+        certifies each of its candidates itself."""
         eps = check_positive("eps", eps)
         delta = check_probability("delta", delta)
         top = _check_box(population).eps_max
@@ -275,7 +281,7 @@ class PersonalizedBound(ABC):
         if smallest <= EPS0_MAX:
             start = min(max(inner, smallest), EPS0_MAX)
             found = largest_reaching(value, delta, start, EPS0_MAX, smallest=smallest, log_scale=True)
-        if found is not None and self._curve(population.scaled(found / top)).epsilon(delta) > eps:
+        if certify and found is not None and self._curve(population.scaled(found / top)).epsilon(delta) > eps:
             # A profile not monotone in ε (a printed formula) can read δ(inner) <= δ where its ε at
             # δ lies above eps (pers-liu24-printed, rr, levels 1, e, e^4.5 with counts 2, 1, 1,
             # (1, e^-2): ε 1.029 at the crossing found): then the search runs on ε itself.
@@ -320,11 +326,16 @@ class PersonalizedBound(ABC):
             "profile",
             True,
             epsilon=lambda x, d: self.epsilon(at(x), d),
-            largest=lambda e, d: self.max_eps0(population, e, d),
+            largest=lambda e, d: self._max_eps0(population, e, d, certify=False),
             profile=lambda x: self.curve(at(x), composed=True).delta,
             pure=bool(np.all(population.delta == 0.0)),
-            build_seconds=costly_profile_seconds(population.n),  # each profile point is a bound's own search
+            build_seconds=self._build_seconds(population),
         )
+
+    def _build_seconds(self, population: Population) -> float:
+        """Estimated seconds of one composed round's profile (``build_seconds`` of :meth:`privacy_loss`):
+        each profile point is a bound's own search (:func:`~shufflelib.bounds.privacy_loss.costly_profile_seconds`)."""
+        return costly_profile_seconds(population.n)
 
     def _require(self, population: Population) -> None:
         if not isinstance(population, Population):
@@ -405,6 +416,14 @@ class PaperTheorem2(_PaperPlanBound):
         return lambda e: theorem2_delta(e, plan)
 
 
+#: Estimated seconds (of :data:`~shufflelib.composition.model.METER`) of one composed round's profile of
+#: :class:`PaperTheorem2Printed` (its end's 64 points and its 128 samples, each a search for ``t_ε``
+#: and two sums of binomial cdfs) per :data:`~shufflelib.personalized.theorems.PRINTED_TERMS` terms.
+#: Measured: 0.55–0.65 s at 1,024 terms on the CI machine, which does the meter's reference work about
+#: twice as slowly; another personalized profile of 10⁵–10⁶ users is estimated at 0.05–0.1 s.
+PRINTED_BUILD_SECONDS = 0.3
+
+
 class PaperTheorem2Printed(_PaperPlanBound):
     """Theorem 2 of Liu et al. (2024) exactly as printed (``t_ε`` from the aggregated ``l(t)``).
 
@@ -443,6 +462,13 @@ class PaperTheorem2Printed(_PaperPlanBound):
     def _profile(self, population: Population) -> Callable[[np.ndarray], np.ndarray]:
         plan = paper_plan(population, self.mechanism)
         return lambda e: theorem2_printed_delta(e, plan, weights=self.weights)
+
+    def _build_seconds(self, population: Population) -> float:
+        """:data:`PRINTED_BUILD_SECONDS` per :data:`~shufflelib.personalized.theorems.PRINTED_TERMS` terms of
+        the formula's sums (``n − 1`` for the printed weights, at most ``PRINTED_TERMS`` for ``π``),
+        and no less than another personalized profile."""
+        terms = population.n - 1 if self.weights == "printed" else min(population.n - 1, PRINTED_TERMS)
+        return max(costly_profile_seconds(population.n), PRINTED_BUILD_SECONDS * terms / PRINTED_TERMS)
 
 
 class PaperClonePair(_PaperPlanBound):

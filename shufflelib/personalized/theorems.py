@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
@@ -194,7 +194,7 @@ _PRINTED_CACHE: dict[tuple[int, str], tuple] = {}
 
 
 #: Largest number of clone counts the printed formula sums over (see :func:`_coarsen`).
-_MAX_TERMS = 1024
+PRINTED_TERMS = 1024
 #: Thresholds scanned for the first crossing of the condition on ``l(t)`` (then resolved exactly).
 _T_GRID = np.logspace(-12, 12, 100)
 
@@ -202,12 +202,16 @@ _T_GRID = np.logspace(-12, 12, 100)
 @dataclass(frozen=True)
 class _PrintedTables:
     """The terms of the printed formula for one plan: counts ``m``, pmf, and ``l(t)`` on :data:`_T_GRID`
-    (filled in chunks of :data:`_GRID_CHUNK` thresholds, from the smallest, as far as a scan needs)."""
+    (filled in chunks of :data:`_GRID_CHUNK` thresholds, from the smallest, as far as a scan needs),
+    with ``l`` at the thresholds the bisections visited and ``(a, b)`` at the arguments they found
+    (a root search over ε asks again at nearby ε, whose bisections share their first steps)."""
 
     m: np.ndarray
     pi: np.ndarray
     log_base: np.ndarray  # log(weight of l(t)) + log m! − m log 2: f_m(v) weighted, without 1/(v!(m−v)!)
     l_grid: np.ndarray  # NaN where not computed yet
+    l_seen: dict[float, float] = field(default_factory=dict)
+    ab_seen: dict[float, tuple[float, float]] = field(default_factory=dict)
 
     def l_at(self, index: int) -> np.ndarray:
         """``l`` on the chunk of grid thresholds that holds ``index`` (computed once)."""
@@ -216,6 +220,39 @@ class _PrintedTables:
         if np.isnan(chunk[0]):
             chunk[:] = _l_of_k(_k_of_t(_T_GRID[lo : lo + _GRID_CHUNK, None], self.m), self.m, self.log_base)
         return chunk
+
+    def l_of(self, t: np.ndarray) -> np.ndarray:
+        """``l`` at the thresholds ``t`` (each computed once, in blocks of at most :data:`_BLOCK` terms)."""
+        if len(self.l_seen) > _SEEN_MAX:
+            self.l_seen.clear()
+        missing = np.array(sorted({float(x) for x in t} - self.l_seen.keys()))
+        for block in _blocks(missing, self.m.size):
+            values = _l_of_k(_k_of_t(block[:, None], self.m), self.m, self.log_base)
+            self.l_seen.update(zip(block.tolist(), values.tolist(), strict=True))
+        return np.array([self.l_seen[float(x)] for x in t])
+
+    def a_b(self, t: float) -> tuple[float, float]:
+        """``a = Σ π_m F_m(k_m)`` and ``b = Σ π_m F_m(k_m + 1)`` at the arguments ``k = k_m(t)`` (once per ``t``)."""
+        if len(self.ab_seen) > _SEEN_MAX:
+            self.ab_seen.clear()
+        if t not in self.ab_seen:
+            k = _k_of_t(t, self.m)
+            self.ab_seen[t] = (float(_bin_cdf(k, self.m) @ self.pi), float(_bin_cdf(k + 1.0, self.m) @ self.pi))
+        return self.ab_seen[t]
+
+
+#: Largest number of terms (thresholds × counts) of one block of ``l`` or of arguments ``k``.
+_BLOCK = 1 << 20
+
+
+def _blocks(items: np.ndarray, width: int) -> list[np.ndarray]:
+    """``items`` in consecutive blocks of at most ``_BLOCK // width`` (at least one) each."""
+    size = max(1, _BLOCK // width)
+    return [items[i : i + size] for i in range(0, items.size, size)]
+
+
+#: Largest number of remembered values of ``l`` or of ``(a, b)`` per table before they are dropped.
+_SEEN_MAX = 4096
 
 
 #: Thresholds of :data:`_T_GRID` whose ``l(t)`` is computed at once.
@@ -253,16 +290,16 @@ def _printed_tables(plan: ClonePlan, weights: str) -> _PrintedTables:
 
 
 def _coarsen(m: np.ndarray, pi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """At most ``_MAX_TERMS`` terms: consecutive counts pooled at their mass-weighted middle.
+    """At most ``PRINTED_TERMS`` terms: consecutive counts pooled at their mass-weighted middle.
 
     The sums of the printed formula are expectations of smooth functions of the clone count
-    ``m`` (binomial cdfs at ``m/2 ± O(sqrt m)``); with more than ``_MAX_TERMS`` counts each pool
+    ``m`` (binomial cdfs at ``m/2 ± O(sqrt m)``); with more than ``PRINTED_TERMS`` counts each pool
     spans a small fraction of a standard deviation, so pooling changes the *formula's* value by
     a relative ~1e-6 (it is a formula, not a bound) and keeps it ``O(1)`` in ``n``.
     """
-    if m.size <= _MAX_TERMS:
+    if m.size <= PRINTED_TERMS:
         return m, pi
-    edges = np.linspace(0, m.size, _MAX_TERMS + 1).astype(np.int64)
+    edges = np.linspace(0, m.size, PRINTED_TERMS + 1).astype(np.int64)
     mass = np.add.reduceat(pi, edges[:-1])
     centre = np.add.reduceat(pi * m, edges[:-1]) / np.where(mass > 0, mass, 1.0)
     live = mass > 0
@@ -329,38 +366,45 @@ def _log_sum(x: np.ndarray) -> np.ndarray:
         return safe + np.log(np.exp(x - safe[..., None]).sum(axis=-1))
 
 
-def _threshold_arguments(ok: Callable[[np.ndarray], np.ndarray], tables: _PrintedTables) -> np.ndarray:
-    """The arguments ``k_m(t_ε)`` at ``t_ε = inf{t : ok(l(t))}``, exactly.
+def _thresholds(
+    ok: Callable[[np.ndarray, np.ndarray], np.ndarray], rows: np.ndarray, tables: _PrintedTables
+) -> np.ndarray:
+    """Thresholds ``t`` with ``k_m(t) = k_m(t_ε)``, ``t_ε = inf{t : ok(l(t))}``, for the conditions ``rows``.
 
-    The first of the thresholds :data:`_T_GRID` where the condition holds brackets ``t_ε``
+    ``ok(l, r)`` says where the conditions ``r`` hold at ``l`` (shape ``(r.size, c)``).
+    The first of the thresholds :data:`_T_GRID` where a row's condition holds brackets its ``t_ε``
     with the one before (``t_ε`` is taken as the grid's end if the condition holds at its
     start or nowhere); bisection then shrinks the bracket ``(lo, hi]`` until a single count
     ``m`` changes its ``k_m`` in it, by one: ``l`` is constant on ``[t_ε, hi]``, so ``k(hi)``
-    is ``k(t_ε)`` (or until ``lo`` and ``hi`` are adjacent floats).
+    is ``k(t_ε)`` (or until ``lo`` and ``hi`` are adjacent floats). The rows bisect side by side,
+    each exactly as it would alone.
     """
-    m, log_base = tables.m, tables.log_base
-    first = next(
-        (
-            j + int(np.argmax(ok(tables.l_at(j))))
-            for j in range(0, _T_GRID.size, _GRID_CHUNK)
-            if ok(tables.l_at(j)).any()
-        ),
-        None,
-    )
-    if first is None or first == 0:
-        return _k_of_t(_T_GRID[-1] if first is None else _T_GRID[0], m)
-    lo, hi = float(_T_GRID[first - 1]), float(_T_GRID[first])
-    k_lo, k_hi = _k_of_t(lo, m), _k_of_t(hi, m)
-    while (k_hi - k_lo).sum() > 1.0:
-        mid = math.sqrt(lo * hi)
-        if not lo < mid < hi:
+    m = tables.m
+    first = np.full(rows.size, _T_GRID.size)  # past the grid's end: the condition holds nowhere on it
+    pending = np.arange(rows.size)
+    for j in range(0, _T_GRID.size, _GRID_CHUNK):
+        if pending.size == 0:
             break
-        k_mid = _k_of_t(mid, m)
-        if ok(_l_of_k(k_mid, m, log_base))[0]:
-            hi, k_hi = mid, k_mid
-        else:
-            lo, k_lo = mid, k_mid
-    return k_hi
+        holds = ok(tables.l_at(j)[None, :], rows[pending])
+        hit = holds.any(axis=1)
+        first[pending[hit]] = j + np.argmax(holds[hit], axis=1)
+        pending = pending[~hit]
+    t = np.where(first == 0, _T_GRID[0], _T_GRID[-1])
+    inner = np.flatnonzero((first > 0) & (first < _T_GRID.size))
+    lo, hi = _T_GRID[first[inner] - 1], _T_GRID[first[inner]]
+    k_lo, k_hi = _k_of_t(lo[:, None], m), _k_of_t(hi[:, None], m)
+    live = np.flatnonzero((k_hi - k_lo).sum(axis=1) > 1.0)
+    while live.size:
+        mid = np.sqrt(lo[live] * hi[live])
+        inside = (lo[live] < mid) & (mid < hi[live])
+        live, mid = live[inside], mid[inside]
+        k_mid = _k_of_t(mid[:, None], m)
+        up = ok(tables.l_of(mid)[:, None], rows[inner[live]])[:, 0]
+        hi[live[up]], k_hi[live[up]] = mid[up], k_mid[up]
+        lo[live[~up]], k_lo[live[~up]] = mid[~up], k_mid[~up]
+        live = live[(k_hi[live] - k_lo[live]).sum(axis=1) > 1.0]
+    t[inner] = hi
+    return t
 
 
 @fill_doc
@@ -397,20 +441,20 @@ def theorem2_printed_delta(eps: object, plan: ClonePlan, *, weights: str = "prin
     e = check_array("eps", eps, low=0.0)
     flat = np.atleast_1d(e).ravel()
     tables = _printed_tables(plan, weights)
-    m, pi = tables.m, tables.pi
+    m = tables.m
     if m.size == 0:
         return np.zeros(e.shape)
     d1, w = plan.delta1, plan.w
+    exp_eps = np.array([math.exp(min(float(ej), 700.0)) for ej in flat])
+
+    def ok(l_val: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        return (1 - d1) * (-2 * w + (1 - 2 * w) * l_val) - d1 >= -exp_eps[rows, None]
+
     out = np.empty(flat.shape)
-    for j, ej in enumerate(flat):
-        exp_eps = math.exp(min(float(ej), 700.0))
-
-        def ok(l_val: np.ndarray, exp_eps: float = exp_eps) -> np.ndarray:
-            return (1 - d1) * (-2 * w + (1 - 2 * w) * l_val) - d1 >= -exp_eps
-
-        k = _threshold_arguments(ok, tables)
-        a, b = _bin_cdf(k, m) @ pi, _bin_cdf(k + 1.0, m) @ pi
-        out[j] = (-exp_eps + (1 - d1) * 2 * w + d1) * a + (1 - d1) * (1 - 2 * w) * b
+    for rows in _blocks(np.arange(flat.size), m.size):
+        for j, t in zip(rows, _thresholds(ok, rows, tables), strict=True):
+            a, b = tables.a_b(float(t))
+            out[j] = (-exp_eps[j] + (1 - d1) * 2 * w + d1) * a + (1 - d1) * (1 - 2 * w) * b
     return np.clip(out, 0.0, 1.0).reshape(e.shape)
 
 
