@@ -141,7 +141,7 @@ def last_true(
 
     ``ok`` must be monotone (true then false) on ``[lo, hi]`` and ``ok(lo)`` true.
     ``score`` is continuous with ``score(x) <= 0`` exactly where ``ok`` is true (``None``: see
-    :func:`first_true`).
+    ``first_true``).
     """
     if ok(hi):
         return hi
