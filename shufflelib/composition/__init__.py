@@ -48,10 +48,11 @@ from ..bounds.base import AmplificationBound, NotApplicableError
 from ..bounds.privacy_loss import CloneCountLoss, ClonePairLoss, PrivacyLoss, clone_loss_scale
 from ..curves import invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, round_blocks
+from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, listed_atoms, round_blocks
 from .model import (
     COARSE,
     COMPANION_REFINE,
+    METER,
     ComposedCurve,
     RoundModel,
     composed_delta,
@@ -429,6 +430,9 @@ def _profile_at_users(bound: AmplificationBound, users: int, eps0: float) -> Cal
     if loss.form == "profile":
         return loss.profile(eps0)
     lds = loss_distributions(loss, eps0, pair_step(loss.scale(eps0), eps0, 1))
+    pair = loss.pair(eps0)
+    if isinstance(pair, ClonePairLoss):  # the cost of a search's candidate (METER counts its own builds only)
+        METER.listed(listed_atoms(pair.n, pair.eps0, pair.clone_probability, pessimistic=loss.upper))
     return lambda e: np.max([ld.profile(e) for ld in lds], axis=0)
 
 

@@ -50,6 +50,7 @@ __all__ = [
     "CENTRE_STARTS",
     "REFINE_ATOMS",
     "round_blocks",
+    "listed_atoms",
     "clone_count_law",
     "Atoms",
     "binomial_mixture",
@@ -419,6 +420,23 @@ def clone_pair_pld(
     atoms, below = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
     kind = "dots" if pessimistic else "merge"
     return atoms.discretize(step, kind, inf_mass=below, max_loss=eps0, reach=reach)
+
+
+def listed_atoms(
+    n: int, eps0: float, clone_probability: float, *, pessimistic: bool = True, coarse: bool = False
+) -> int:
+    """Number of atoms :func:`clone_pair_pld` lists for its pair (the measure of its cost; read from the
+    cache after a build).
+
+    Examples
+    --------
+    >>> import math
+    >>> from shufflelib.composition.clone_pld import listed_atoms
+    >>> 0 < listed_atoms(1_000, 1.0, 2 / (math.e + 1)) < listed_atoms(100_000, 1.0, 2 / (math.e + 1))
+    True
+    """
+    atoms, _ = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
+    return int(atoms.loss.size)
 
 
 @lru_cache(maxsize=4)
