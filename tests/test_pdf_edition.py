@@ -43,6 +43,8 @@ def need(path: Path) -> Path:
         pytest.skip(f"{path.relative_to(ROOT)} not built (README, 'PDF edition')")
     for tool in ("pdftotext", "pdfinfo", "pdfimages"):
         if shutil.which(tool) is None:
+            if os.environ.get("CI"):
+                pytest.fail(f"{tool} (poppler-utils) is not installed: .ci/run installs it")
             pytest.skip(f"{tool} (poppler-utils) is not installed")
     return path
 
