@@ -45,7 +45,7 @@ import numpy as np
 from .._validation import EPS0_LIMIT, check_eps0, check_int, check_n, check_positive, check_probability
 from .._validation import MAX_ROUNDS as _BOX_ROUNDS
 from ..bounds.base import AmplificationBound, NotApplicableError
-from ..bounds.privacy_loss import CloneCountLoss, ClonePairLoss, PrivacyLoss, clone_loss_scale
+from ..bounds.privacy_loss import CloneCountLoss, ClonePairLoss, ExplicitPairLoss, PrivacyLoss, clone_loss_scale
 from ..curves import invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
 from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, listed_atoms, round_blocks
@@ -237,11 +237,13 @@ def loss_distributions(
     companion: bool = False,
     reach: int | None = None,
     coarse: bool = False,
+    pair: ClonePairLoss | ExplicitPairLoss | CloneCountLoss | None = None,
 ) -> tuple[LossDistribution, ...]:
     """The discretized loss distributions of one round of privacy loss ``loss`` at ``eps0``.
 
     See :func:`round_distributions` (which validates a bound's inputs and calls this); a
-    profile is sampled and has no companion.
+    profile is sampled and has no companion. ``pair``: ``loss.pair(eps0)`` where the caller has
+    built it already (building one can be costly: the exact pair's pmfs).
 
     Examples
     --------
@@ -256,7 +258,7 @@ def loss_distributions(
         reach = MERGE_REACH * (LOWER_PAIR_REFINE if not loss.upper and not companion else 1)
     if loss.form == "profile":
         return (sampled_profile_pld(loss.profile(eps0), step, eps_max=eps0),)
-    pair = loss.pair(eps0)
+    pair = loss.pair(eps0) if pair is None else pair
     if isinstance(pair, ClonePairLoss):
         kwargs = {"pessimistic": upper, "reach": reach, "coarse": coarse}
         return (clone_pair_pld(pair.n, pair.eps0, pair.clone_probability, step, **kwargs),)
@@ -429,8 +431,8 @@ def _profile_at_users(bound: AmplificationBound, users: int, eps0: float) -> Cal
     loss = _composable(bound, users)
     if loss.form == "profile":
         return loss.profile(eps0)
-    lds = loss_distributions(loss, eps0, pair_step(loss.scale(eps0), eps0, 1))
     pair = loss.pair(eps0)
+    lds = loss_distributions(loss, eps0, pair_step(loss.scale(eps0), eps0, 1), pair=pair)
     if isinstance(pair, ClonePairLoss):  # the cost of a search's candidate (METER counts its own builds only)
         METER.listed(listed_atoms(pair.n, pair.eps0, pair.clone_probability, pessimistic=loss.upper))
     return lambda e: np.max([ld.profile(e) for ld in lds], axis=0)

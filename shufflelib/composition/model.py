@@ -120,7 +120,7 @@ _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
 #: Rate of :meth:`CompositionMeter.listed`, per atom of a clone pair (listing the atoms of the clone
 #: counts' binomials and putting them on the grid): measured 0.11–0.14 µs per atom on the CI machine
 #: (10^5 to 1.8·10^6 atoms, clones and stronger clones, 10^4 to 10^9 users), which does the work of
-#: the rates above about 1.6–1.8 times as slowly.
+#: the rates above about 1.7–1.9 times as slowly.
 _ATOM = 7e-8
 
 

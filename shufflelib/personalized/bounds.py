@@ -420,7 +420,7 @@ class PaperTheorem2(_PaperPlanBound):
 #: :class:`PaperTheorem2Printed` (its end's 64 points and its 128 samples, each a search for ``t_ε``
 #: and two sums of binomial cdfs) per :data:`~shufflelib.personalized.theorems.PRINTED_TERMS` terms.
 #: Measured: 0.55–0.65 s at 1,024 terms on the CI machine, which does the meter's reference work about
-#: twice as slowly; another personalized profile of 10⁵–10⁶ users is estimated at 0.05–0.1 s.
+#: 1.7–1.9 times as slowly; another personalized profile of 10⁵–10⁶ users is estimated at 0.05–0.1 s.
 PRINTED_BUILD_SECONDS = 0.3
 
 
