@@ -145,6 +145,37 @@ def test_one_round_through_the_profile_is_the_bound_within_the_grid_spacing(boun
         assert single * (1 - 1e-9) - 1e-12 <= composed <= single + spacing + 1e-9
 
 
+def test_a_profile_resting_on_a_floor_of_its_own_below_its_cap_ends_where_it_reaches_it(capsys):
+    """A numerical profile that levels off at about 2e-30 (a bound's neglected tails) and is 0 only at
+    its cap ends where it comes within the tail of that floor, not at the cap: the sampled grid
+    then spends its points on the profile's slope. A profile decaying to 0 ends as before."""
+    cap = 7.65
+
+    def resting(e):
+        e = np.asarray(e, dtype=float)
+        return np.where(e >= cap, 0.0, np.maximum(np.exp(-200.0 * e * e), 2.03e-30))
+
+    end = profile_end(resting, cap)
+    assert math.sqrt(math.log(1 / 3.03e-30) / 200.0) <= end < 0.6  # exp(-200 e^2) = floor + tail
+
+    def floored(level):
+        return lambda e: np.where(np.asarray(e) >= cap, 0.0, np.maximum(np.exp(-200.0 * np.asarray(e) ** 2), level))
+
+    assert profile_end(floored(0.0), cap) < 0.6
+    # A floor far above the tail is a real part of the profile: the grid still runs to the cap.
+    assert profile_end(floored(1e-25), cap) > 0.6 * cap
+    # The personalized bound whose composed ε once jumped by 4 % at top level 7.65 (the grid ran to
+    # the cap): smooth in the level now, and tighter.
+    head = ["epsilon", "--bound", "pers-liu24", "--randomizer", "rr", "--counts", "6000,3000,1000"]
+    answers = []
+    for top in (7.6, 7.65, 7.7):
+        levels = ",".join(repr(top * f) for f in (0.25, 0.5, 1.0))
+        answer, _ = _run(capsys, [*head, "--eps0", levels, "--delta", "1e-6", "--compose", "2", "--json"])
+        answers.append(answer["eps"])
+    assert answers[0] <= answers[1] * (1 + 1e-3) and answers[1] <= answers[2] * (1 + 1e-3)
+    assert answers[1] < 0.29  # 0.3066 when the grid ran to the cap
+
+
 def test_one_round_of_the_exact_krr_worst_case_through_its_profile():
     bound = ExactKRR(mechanism="krr", k=2)
     assert route(bound, 30) == "profile" and route(bound, 10**6) == "pair"

@@ -86,6 +86,9 @@ PROFILE_TAIL = 1e-30
 PROFILE_EPS_MAX = 50.0
 #: Below this, a profile's last δ may go to +∞ (times at most 2) instead of an atom at the cap.
 _NEGLIGIBLE = 1e-20
+#: A profile at most this many times :func:`profile_end`'s ``tail`` just below its cap rests on a floor
+#: of its own there.
+_PLATEAU = 10.0
 #: Unit roundoff of float64.
 _U = 2.0**-53
 
@@ -203,7 +206,9 @@ def profile_end(
     """Where a profile first comes within ``tail`` of its floor: the end of its sampled grid.
 
     The floor is δ at ``eps_max`` (default 50): 0 for a capped profile, the mass no ε removes
-    otherwise. Searched on 32 geometric points in ``(0, eps_max]``, then on two finer grids of 16
+    otherwise; or, where the profile rests below its cap on a floor of its own of at most
+    ``_PLATEAU · tail`` (δ at the last point before the cap of the first grid), that floor.
+    Searched on 32 geometric points in ``(0, eps_max]``, then on two finer grids of 16
     points (to a 256th of the geometric spacing: a little late, never early).
 
     Examples
@@ -216,7 +221,14 @@ def profile_end(
     top = PROFILE_EPS_MAX if eps_max is None else float(eps_max)
     grid = np.geomspace(min(1e-6, top / 2.0), top, 32)
     values = np.asarray(profile(grid), dtype=float)
-    level = float(values[-1]) + tail
+    # A numerical profile may rest on a floor of its own, of the order of ``tail``, up to its cap
+    # (the binomial tails a clone-pair bound leaves out): within ``tail`` of that floor, not of the
+    # cap's 0, or the grid runs to the cap and samples the profile's slope with a few points
+    # (pers-liu24, levels 1.9, 3.8, 7.65, 10^4 users: floor 2e-30 from ε = 0.6, 10 of 128 points).
+    floor = float(values[-1])
+    if floor < float(values[-2]) <= _PLATEAU * tail:
+        floor = float(values[-2])
+    level = floor + tail
     below = np.nonzero(values <= level)[0]
     hi = float(grid[below[0]])
     lo = float(grid[below[0] - 1]) if below[0] > 0 else 0.0
