@@ -24,6 +24,7 @@ from shufflelib.composition.baselines import rdp_epsilon
 from shufflelib.composition.pld import (
     SPECTRUM_FLOOR,
     LossDistribution,
+    _integer_power,
     _power,
     _window,
     compose,
@@ -209,6 +210,18 @@ def test_pld_is_never_above_rdp_advanced_or_naive():
         r = compare_composition(SC, n, eps0, rounds, 1e-6)
         assert r["pld"] <= r["rdp"]
         assert r["pld"] <= r["advanced"] and r["pld"] <= r["naive"]
+
+
+@pytest.mark.parametrize("count", [2, 99, 100, 163, 1000, 10_000, 65_537])
+def test_the_spectral_power_stays_within_the_rounding_the_composition_counts_for_it(count):
+    """``_integer_power`` is a chain of ``count − 1`` complex multiplications: relative error at most
+    ``(count − 1) √5 u`` (``_composition_rounding``), checked against extended precision. NumPy's
+    ``power`` above 99 (``exp(count log z)``) exceeds that bound by about 2x."""
+    rng = np.random.default_rng(3)
+    z = rng.random(20_000) ** 1e-3 * np.exp(2j * math.pi * rng.random(20_000))
+    reference = np.power(z.astype(np.clongdouble), count)
+    error = np.abs(_integer_power(z, count).astype(np.clongdouble) - reference) / np.abs(reference)
+    assert float(error.max()) <= (count - 1) * math.sqrt(5.0) * 2.0**-53
 
 
 def test_rdp_of_randomized_response_matches_its_closed_form():
