@@ -1134,7 +1134,8 @@ def quantize_tilt(theta: float) -> float:
 
 
 def _power(spectrum: np.ndarray, count: int) -> np.ndarray:
-    """``spectrum ** count`` in place, with 0 where ``|z|^count < SPECTRUM_FLOOR``.
+    """``spectrum ** count``, with 0 where ``|z|^count < SPECTRUM_FLOOR`` (``spectrum`` may be
+    overwritten or left as it was: use the array returned).
 
     Many rounds of a spread-out loss leave only a few of the spectrum's entries above the floor
     (clones at n = 2, 10^4 rounds: about a hundred of a million): the power, the costliest step
@@ -1149,8 +1150,7 @@ def _power(spectrum: np.ndarray, count: int) -> np.ndarray:
     square += spectrum.imag**2
     kept = np.flatnonzero(square >= threshold)
     if 2 * kept.size > spectrum.size:
-        spectrum[:] = _integer_power(spectrum, count)
-        return spectrum
+        return _integer_power(spectrum, count)
     values = _integer_power(spectrum[kept], count)
     spectrum[:] = 0.0
     spectrum[kept] = values
