@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -67,6 +68,49 @@ def test_binomial_shortfall_keeps_tiny_thresholds_exact():
     # Thresholds just above the bottom of the support, as large eps0 produces them.
     value, _ = binomial_shortfall(np.array([1, 5, 10**6]), np.array([0.5, 0.5, 1e-9]), np.array([1e-20, 3e-18, 1e-20]))
     np.testing.assert_allclose(value, [0.5e-20, 3e-18 / 32, 1e-20 * math.exp(1e6 * math.log1p(-1e-9))], rtol=1e-12)
+
+
+def _exact_fair_coin_cdf(m: int, r: int) -> float:
+    """``Pr(Bin(m, 1/2) <= r)`` in exact integer arithmetic, rounded once."""
+    term, total = 1, 1
+    for x in range(r):
+        term = term * (m - x) // (x + 1)
+        total += term
+    return total / 2**m
+
+
+def test_a_fair_coins_cdf_summed_from_its_median_is_within_its_error_bound():
+    # Exact sums (odd and even m) at the median, one below it, and up to half a standard
+    # deviation below it; the error bound is below the library's Boost budget there.
+    for m in (1_001, 1_000, 20_001, 20_000):
+        half = math.ceil(m / 2) - 1
+        r = np.array([half, half - 1, half - 7, half - int(0.25 * math.sqrt(m))], dtype=float)
+        served, cdf, err = clone_pair_module._fair_coin_cdf(np.full(r.size, float(m)), r)
+        assert served.all()
+        exact = np.array([_exact_fair_coin_cdf(m, int(x)) for x in r])
+        assert np.all(np.abs(cdf - exact) <= err)
+        assert np.all(err <= clone_pair_module.BINOM_RTOL * exact)
+    # 10^9 trials (blocks of a clone count): against Boost, within both error budgets.
+    m = np.repeat(1e9 + np.arange(0.0, 2_000.0, 101.0), 10)  # 10 thresholds for each m
+    r = np.floor(m / 2 - np.tile(np.linspace(0.0, 0.24, 10), 20) * np.sqrt(m)) - 1
+    served, cdf, err = clone_pair_module._fair_coin_cdf(m, r)
+    assert served.all()
+    boost = binom.cdf(r, m, 0.5)
+    assert np.all(np.abs(cdf - boost) <= err + clone_pair_module.BINOM_RTOL * boost)
+    # A threshold beyond half a standard deviation, or one with a long run to itself, is left to Boost.
+    served, _, _ = clone_pair_module._fair_coin_cdf(np.array([1e9, 1e9 + 1]), np.array([5e8 - 9e3, 5e8 - 3e3]))
+    assert served.tolist() == [False, False]
+
+
+def test_binomial_shortfall_near_a_fair_coins_median_matches_an_exact_sum():
+    for m, u in ((10_001, 4_990.3), (10_000, 4_999.9), (10_000, 5_000.0), (10_001, 4_961.0)):
+        term, total = 1, Fraction(0)  # E[(u − X)^+] = Σ_{x < u} C(m, x) (u − x) / 2^m, exactly
+        for x in range(math.ceil(u)):
+            total += term * (Fraction(u) - x)
+            term = term * (m - x) // (x + 1)
+        exact = float(total / 2**m)
+        value, err = binomial_shortfall(np.array([float(m)]), 0.5, np.array([u]))
+        assert abs(value[0] - exact) <= err[0] + 1e-15 * exact
 
 
 def test_binomial_range_is_tight():
