@@ -127,6 +127,16 @@ def test_tight_three_questions_agree():
     )
 
 
+def test_the_composed_searchs_top_brackets_one_rounds_largest_eps0_from_above():
+    # The composed eps0 search's top is resolved to 1e-4 only, and taken at its bracket's far end.
+    bound = TightClones(PoissonPopulation(50_000))
+    for eps, delta in ((0.05, 1e-6), (0.3, 1e-12), (0.012, 5e-324)):
+        exact = bound.max_eps0(eps, delta)
+        top = bound.privacy_loss().largest(eps, delta)
+        assert exact <= top <= exact * (1 + 3e-4)
+        assert bound.delta(exact, eps) <= delta
+
+
 def test_large_population_is_numerically_safe():
     law = BinomialPopulation(2 * 10**8 + 1, 0.5)
     bound = TightClones(law)

@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .._roots import brent, last_true, narrow_bracket
+from .._roots import ATOL, RTOL, brent, last_true, narrow_bracket
 from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds import clone_pair
@@ -46,6 +46,8 @@ __all__ = ["clone_pair_delta", "TightClones", "ExactShuffledRR", "rr_population_
 
 #: Number of clone-count laws a :class:`TightClones` keeps (one per ``eps0``).
 _CACHE = 64
+#: Relative width to which the top of a composed ε₀ search is resolved (the search's own is 1e-3).
+SEARCH_TOP_RTOL = 1e-4
 #: Default number of blocks of population sizes of :class:`ExactShuffledRR`.
 EXACT_BLOCKS = 512
 
@@ -114,8 +116,9 @@ class _PopulationCurve(PopulationBound):
         except (ValueError, RuntimeError):
             return 0.0
 
-    def max_eps0(self, eps: float, delta: float) -> float:
-        """Largest ``eps0`` in ``[eps, 50]`` with ``delta(eps0, eps) <= delta`` (rounded down).
+    def max_eps0(self, eps: float, delta: float, *, rtol: float = RTOL) -> float:
+        """Largest ``eps0`` in ``[eps, 50]`` with ``delta(eps0, eps) <= delta`` (rounded down, to a
+        relative ``rtol``).
 
         Examples
         --------
@@ -142,7 +145,16 @@ class _PopulationCurve(PopulationBound):
                 f"delta={delta}"
             )
         lo, hi = narrow_bracket(ok, self._gaussian_eps0(eps, delta), floor, EPS0_MAX)
-        return last_true(ok, score, lo, hi)
+        return last_true(ok, score, lo, hi, rtol=rtol)
+
+    def _search_top(self, eps: float, delta: float) -> float:
+        """An upper end of one round's largest ``eps0`` reaching ``(eps, delta)``: the top of the
+        composed ε₀ search, which only needs it bracketed from above (every answer is certified by
+        its composed ε). :meth:`max_eps0` to a relative :data:`SEARCH_TOP_RTOL` instead of
+        ``1e-9`` (about half its profile evaluations), then its bracket's far end,
+        ``(good + atol)/(1 − rtol)``."""
+        good = self.max_eps0(eps, delta, rtol=SEARCH_TOP_RTOL)
+        return min(EPS0_MAX, (good + ATOL) / (1.0 - SEARCH_TOP_RTOL))
 
     def _epsilon(self, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding in the direction of :attr:`upper`, on a bracket narrowed
@@ -231,7 +243,7 @@ class TightClones(_PopulationCurve):
             "pair",
             True,
             epsilon=self.epsilon,
-            largest=self.max_eps0,
+            largest=self._search_top,
             pair=lambda eps0: CloneCountLoss(eps0, self.clone_count(eps0), self.max_blocks),
             scale=scale,
             coarse=False,
