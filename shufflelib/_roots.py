@@ -19,10 +19,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-__all__ = ["brent", "last_true", "first_true", "largest_reaching", "narrow_bracket", "first_integer"]
+__all__ = [
+    "brent",
+    "last_true",
+    "first_true",
+    "largest_reaching",
+    "upper_end",
+    "narrow_bracket",
+    "first_integer",
+]
 
 RTOL = 1e-9
 ATOL = 1e-12
+#: Relative width to which the top of a composed search (one round's largest local parameter) is
+#: resolved: it only brackets the search from above, whose own tolerance is 1e-3.
+SEARCH_TOP_RTOL = 1e-4
 #: The smallest relative tolerance :func:`brent` is asked for (``scipy.optimize.brentq``'s default,
 #: four units of the last place): its default, and the floor of the certified searches' first stage.
 BRENT_RTOL = 4 * 2.2e-16
@@ -241,6 +252,7 @@ def largest_reaching(
     log_scale: bool = False,
     rtol: float = RTOL,
     atol: float = ATOL,
+    guess: float | None = None,
 ) -> float | None:
     """Largest ``x`` in ``[lo, hi]`` with ``value(x) <= target``, rounded down (the one search for
     "the largest local parameter reaching (ε, δ)").
@@ -249,7 +261,8 @@ def largest_reaching(
     ``value(lo) > target`` and ``smallest`` is given, ``lo`` is halved down to ``smallest``
     first. Returns ``None`` when no ``x`` qualifies. ``log_scale`` compares logarithms (for
     δ-like values spanning many decades) when locating the root; the answer is certified on
-    ``value`` itself.
+    ``value`` itself. A ``guess`` of the answer narrows the bracket first
+    (:func:`narrow_bracket`: whatever the guess, the bracket still holds the answer).
 
     Examples
     --------
@@ -290,7 +303,23 @@ def largest_reaching(
     above = lo + rtol * abs(lo) + atol
     if above < hi and not ok(above):
         return lo
+    if guess is not None:
+        lo, hi = narrow_bracket(ok, guess, lo, hi)
     return last_true(ok, score, lo, hi, rtol=rtol, atol=atol)
+
+
+def upper_end(good: float, rtol: float = SEARCH_TOP_RTOL, atol: float = ATOL) -> float:
+    """The far end of the bracket a search of :func:`last_true` or :func:`largest_reaching` leaves at
+    ``good`` (their answer to ``rtol``, ``atol``): ``(good + atol)/(1 − rtol)``, a point at or above the
+    largest ``x`` with ``ok(x)`` true (they stop once ``bad − good <= rtol · bad + atol``).
+
+    Examples
+    --------
+    >>> good = largest_reaching(lambda x: x * x, 2.0, 0.0, 10.0, rtol=1e-4)
+    >>> good <= 2**0.5 <= upper_end(good)
+    True
+    """
+    return (good + atol) / (1.0 - rtol)
 
 
 def _log_log(v: float) -> float:

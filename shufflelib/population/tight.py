@@ -29,13 +29,13 @@ import math
 
 import numpy as np
 
-from .._roots import ATOL, RTOL, brent, last_true, narrow_bracket
+from .._roots import RTOL, SEARCH_TOP_RTOL, last_true, narrow_bracket, upper_end
 from .._validation import EPS0_MIN, N_MAX, check_int, check_positive, check_probability
 from ..audit import SampleFn
 from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
 from ..bounds.clone_pair import BINOM_RTOL, binomial_shortfall, log_sinh, scaled_sum
-from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon
+from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon, gaussian_eps0
 from ..bounds.privacy_loss import CloneCountLoss, PrivacyLoss
 from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
@@ -46,8 +46,6 @@ __all__ = ["clone_pair_delta", "TightClones", "ExactShuffledRR", "rr_population_
 
 #: Number of clone-count laws a :class:`TightClones` keeps (one per ``eps0``).
 _CACHE = 64
-#: Relative width to which the top of a composed ε₀ search is resolved (the search's own is 1e-3).
-SEARCH_TOP_RTOL = 1e-4
 #: Default number of blocks of population sizes of :class:`ExactShuffledRR`.
 EXACT_BLOCKS = 512
 
@@ -101,21 +99,6 @@ class _PopulationCurve(PopulationBound):
         """Gaussian-DP parameter of the clone pair with ``E[C]`` clones: ``2 tanh(eps0/2)/sqrt(E[C] + 1)``."""
         return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(self._mean_others * self._clone_probability(eps0) + 1.0)
 
-    def _gaussian_eps0(self, eps: float, delta: float) -> float:
-        """The ``eps0`` at which the Gaussian-DP estimate reaches ``(eps, delta)``: a starting point only.
-
-        Plain Brent's method (0 when it finds nothing): the answer of :meth:`max_eps0`
-        is certified on the profile.
-        """
-
-        def gap(e0: float) -> float:
-            return gaussian_dp_epsilon(self._gaussian_mu(e0), delta) - eps
-
-        try:
-            return brent(gap, eps, EPS0_MAX, xtol=1e-6) if gap(eps) < 0 < gap(EPS0_MAX) else 0.0
-        except (ValueError, RuntimeError):
-            return 0.0
-
     def max_eps0(self, eps: float, delta: float, *, rtol: float = RTOL) -> float:
         """Largest ``eps0`` in ``[eps, 50]`` with ``delta(eps0, eps) <= delta`` (rounded down, to a
         relative ``rtol``).
@@ -144,17 +127,14 @@ class _PopulationCurve(PopulationBound):
                 f"{self.name} bound not applicable: no eps0 in [{EPS0_MIN:g}, {EPS0_MAX:g}] reaches eps={eps}, "
                 f"delta={delta}"
             )
-        lo, hi = narrow_bracket(ok, self._gaussian_eps0(eps, delta), floor, EPS0_MAX)
+        lo, hi = narrow_bracket(ok, gaussian_eps0(self._gaussian_mu, eps, delta), floor, EPS0_MAX)
         return last_true(ok, score, lo, hi, rtol=rtol)
 
     def _search_top(self, eps: float, delta: float) -> float:
         """An upper end of one round's largest ``eps0`` reaching ``(eps, delta)``: the top of the
         composed ε₀ search, which only needs it bracketed from above (every answer is certified by
-        its composed ε). :meth:`max_eps0` to a relative :data:`SEARCH_TOP_RTOL` instead of
-        ``1e-9`` (about half its profile evaluations), then its bracket's far end,
-        ``(good + atol)/(1 − rtol)``."""
-        good = self.max_eps0(eps, delta, rtol=SEARCH_TOP_RTOL)
-        return min(EPS0_MAX, (good + ATOL) / (1.0 - SEARCH_TOP_RTOL))
+        its composed ε; see :meth:`~shufflelib.bounds.base.AmplificationBound.search_top`)."""
+        return min(EPS0_MAX, upper_end(self.max_eps0(eps, delta, rtol=SEARCH_TOP_RTOL)))
 
     def _epsilon(self, eps0: float, delta: float) -> float:
         """ε(δ) by certified root finding in the direction of :attr:`upper`, on a bracket narrowed
