@@ -113,6 +113,27 @@ def test_binomial_shortfall_near_a_fair_coins_median_matches_an_exact_sum():
         assert abs(value[0] - exact) <= err[0] + 1e-15 * exact
 
 
+@pytest.mark.parametrize("bound", NUMERICAL, ids=lambda b: b.name)
+def test_max_eps0_narrowed_around_the_gaussian_estimate_answers_the_same_with_fewer_evaluations(bound, monkeypatch):
+    questions = ((10**9, 1e-6, 1e-6), (10**6, 0.3, 1e-10), (2_000, 1.0, 1e-6))
+    evaluations = []
+    delta_profile = type(bound).delta_profile
+
+    def counted(self, *args):
+        evaluations[-1] += 1
+        return delta_profile(self, *args)
+
+    monkeypatch.setattr(type(bound), "delta_profile", counted)
+    answers = {}
+    for guessing in (True, False):
+        if not guessing:
+            monkeypatch.setattr(type(bound), "_eps0_guess", lambda self, n, eps, delta: None)
+        evaluations.append(0)
+        answers[guessing] = [bound.max_eps0(n, eps, delta) for n, eps, delta in questions]
+    np.testing.assert_allclose(answers[True], answers[False], rtol=2e-9)
+    assert evaluations[0] < 0.75 * evaluations[1]
+
+
 def test_binomial_range_is_tight():
     for trials, prob, tail in [
         (10, 0.5, 1e-3),

@@ -38,7 +38,7 @@ from typing import ClassVar
 import numpy as np
 
 from .._docstrings import fill_doc
-from .._roots import RTOL, SEARCH_TOP_RTOL, first_true, largest_reaching, upper_end
+from .._roots import first_true, largest_reaching
 from .._validation import (
     EPS0_LIMIT,
     EPS0_MIN,
@@ -281,7 +281,7 @@ class AmplificationBound(ABC):
         return max(eps, 0.0)
 
     @fill_doc
-    def max_eps0(self, n: int, eps: float, delta: float, *, rtol: float = RTOL) -> float:
+    def max_eps0(self, n: int, eps: float, delta: float) -> float:
         """Largest ``eps0`` for which the bound certifies ``(eps, delta)``-DP (rounded down).
 
         Parameters
@@ -291,13 +291,11 @@ class AmplificationBound(ABC):
             Target central ε, > 0.
         delta
             Target central δ, in (0, 1).
-        rtol
-            Relative precision of the search (default 1e-9).
 
         Returns
         -------
         float
-            The largest ``eps0`` in ``(0, 50]`` (rounded down to relative precision ``rtol``).
+            The largest ``eps0`` in ``(0, 50]`` (searched to relative precision 1e-9).
 
         Raises
         ------
@@ -320,35 +318,17 @@ class AmplificationBound(ABC):
                 return self._delta_checked(n, e0, inner)
 
             guess = self._eps0_guess(n, eps, delta)
-            return largest_eps0(
-                profile, eps, delta, self.name, self._at(n), target=delta, log_scale=True, rtol=rtol, guess=guess
-            )
+            return largest_eps0(profile, eps, delta, self.name, self._at(n), target=delta, log_scale=True, guess=guess)
 
         def value(e0: float) -> float:
             return self._epsilon_rounded(n, e0, delta) if self.validity(n, e0, delta) is None else math.inf
 
-        return largest_eps0(value, eps, delta, self.name, self._at(n), rtol=rtol)
+        return largest_eps0(value, eps, delta, self.name, self._at(n))
 
     def _eps0_guess(self, n: int, eps: float, delta: float) -> float | None:
         """An estimate of :meth:`max_eps0`'s answer around which its search narrows the bracket
         first (a profile bound's evaluations can be costly), or ``None``: no estimate."""
         return None
-
-    def search_top(self, n: int, eps: float, delta: float) -> float:
-        """The top of a composed ε₀ search at ``n`` users: at or above one round's largest ``eps0``
-        reaching ``(eps, delta)``, which bounds every composed answer (a composition is at least as
-        private as none of its rounds). It only brackets the search from above (every answer is
-        certified by its composed ε): :meth:`max_eps0` to a relative ``SEARCH_TOP_RTOL`` (1e-4)
-        instead of 1e-9, about half the evaluations, then the far end of its bracket.
-
-        Examples
-        --------
-        >>> from shufflelib.bounds import ClonesNumerical
-        >>> bound = ClonesNumerical()
-        >>> bound.max_eps0(10_000, 0.5, 1e-6) <= bound.search_top(10_000, 0.5, 1e-6)
-        True
-        """
-        return min(EPS0_MAX, upper_end(self.max_eps0(n, eps, delta, rtol=SEARCH_TOP_RTOL)))
 
     def privacy_loss(self, n: int) -> PrivacyLoss:
         """One round's privacy loss at ``n`` users, as composition reads it (the one protocol of
@@ -369,7 +349,7 @@ class AmplificationBound(ABC):
             "profile",
             self.upper,
             epsilon=lambda e0, d: self.epsilon(n, e0, d),
-            largest=lambda e, d: self.search_top(n, e, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
             profile=lambda e0: lambda e: np.array([self.delta(n, e0, float(x)) for x in e]),
         )
 
@@ -489,11 +469,9 @@ def largest_eps0(
     *,
     target: float | None = None,
     log_scale: bool = False,
-    rtol: float = RTOL,
     guess: float | None = None,
 ) -> float:
-    """Largest ``eps0`` in ``(0, 50]`` whose central ``epsilon_at(eps0)`` is ``<= eps`` (rounded down
-    to a relative ``rtol``).
+    """Largest ``eps0`` in ``(0, 50]`` whose central ``epsilon_at(eps0)`` is ``<= eps`` (rounded down).
 
     With ``target`` given, ``epsilon_at`` may be any non-decreasing function of ``eps0`` (e.g.
     the profile δ at a fixed ε, compared on a ``log_scale``) and is compared with ``target``
@@ -504,7 +482,8 @@ def largest_eps0(
     smallest ``eps0``, ``EPS0_MIN = 1e-6``), halving down to
     ``EPS0_MIN = 1e-6`` for bounds not capped at ``eps0``; ``epsilon_at``
     returns ``inf`` where the theorem does not apply. The answer is in the box: an ``eps0``
-    below it would be refused by the other two questions.
+    below it would be refused by the other two questions. A ``guess`` of the answer (e.g. a
+    Gaussian-DP estimate) narrows the bracket first; the answer does not depend on it.
 
     Raises
     ------
@@ -519,9 +498,7 @@ def largest_eps0(
     """
     goal = eps if target is None else target
     start = min(max(eps, EPS0_MIN), EPS0_MAX)
-    found = largest_reaching(
-        epsilon_at, goal, start, EPS0_MAX, smallest=EPS0_MIN, log_scale=log_scale, rtol=rtol, guess=guess
-    )
+    found = largest_reaching(epsilon_at, goal, start, EPS0_MAX, smallest=EPS0_MIN, log_scale=log_scale, guess=guess)
     if found is None or found < EPS0_MIN:
         raise NotApplicableError(
             f"{name} bound not applicable: no eps0 in [{EPS0_MIN:g}, {EPS0_MAX:g}] reaches eps={eps}, "

@@ -131,7 +131,7 @@ class ClonePairBound(ProfileBound):
             "pair",
             True,
             epsilon=lambda e0, d: self.epsilon(n, e0, d),
-            largest=lambda e, d: self.search_top(n, e, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
             pair=lambda e0: ClonePairLoss(n, e0, self.clone_probability(e0)),
             scale=lambda e0: clone_loss_scale(n, e0),
         )

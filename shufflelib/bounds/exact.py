@@ -264,7 +264,7 @@ class TwoPairKRRLowerBound(ProfileBound):
             "pair",
             False,
             epsilon=lambda e0, d: self.epsilon(n, e0, d),
-            largest=lambda e, d: self.search_top(n, e, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
             pair=lambda e0: ExplicitPairLoss(*binary_pair_log_pmfs(n, e0), max_loss=e0),
             scale=lambda e0: clone_loss_scale(n, e0),
         )
@@ -531,7 +531,7 @@ class ExactKRR(AmplificationBound):
             "profile",
             True,
             epsilon=lambda e0, d: self.epsilon(n, e0, d),
-            largest=lambda e, d: top.search_top(n, e, d),
+            largest=lambda e, d: top.max_eps0(n, e, d),
             profile=lambda e0: lambda e: worst_case_delta(n, self.k, e0, np.minimum(e, e0), self.work_limit).delta,
         )
 

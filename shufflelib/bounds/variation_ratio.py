@@ -175,7 +175,7 @@ class VariationRatioBound(AmplificationBound):
             "profile",
             True,
             epsilon=lambda e0, d: self.epsilon(n, e0, d),
-            largest=lambda e, d: self.search_top(n, e, d),
+            largest=lambda e, d: self.max_eps0(n, e, d),
             profile=profile,
         )
 
