@@ -204,7 +204,7 @@ def gaussian_eps0(mu_of: Callable[[float], float], eps: float, delta: float) -> 
     >>> import math
     >>> e0 = gaussian_eps0(lambda e0: 2 * math.tanh(e0 / 2) / math.sqrt(1e4 * math.exp(-e0)), 0.3, 1e-6)
     >>> round(e0, 3)
-    2.342
+    2.913
     """
 
     def gap(e0: float) -> float:
