@@ -93,7 +93,7 @@ _DIRECT_TERMS = 64
 #: Largest table (rows times columns) of the direct terms of :func:`binomial_shortfall` at once.
 _SHORTFALL_CELLS = 1 << 20
 #: A fair coin's cdf within this many standard deviations below its median is summed from the
-#: median (:func:`_fair_coin_cdf`), where Boost's cdf is slowest ...
+#: median (``_fair_coin_cdf``), where Boost's cdf is slowest ...
 _RUN_SIGMAS = 0.5
 #: ... when the run of its number of trials has at most this many terms per threshold it serves
 #: (there Boost's cdf takes as long as 400 to 6,000 terms of a run, for 10^6 to 10^9 trials).
@@ -133,7 +133,7 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
       gives ``(u − mp) Pr(X <= r) + m p (1 − p) Pr(Bin(m − 1, p) = r)``, whose
       cancellation is accounted for in the error bound. The cdf is Boost's, except for a
       fair coin within half a standard deviation below its median, where Boost is slowest:
-      there it is summed from the median (:func:`_fair_coin_cdf`).
+      there it is summed from the median (``_fair_coin_cdf``).
 
     ``E[(X − t)^+]`` is ``binomial_shortfall(m, 1 − p, m − t)`` (apply it to ``m − X``).
 
