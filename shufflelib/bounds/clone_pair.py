@@ -74,6 +74,7 @@ __all__ = [
     "MAX_BLOCKS",
     "DIRECT_WORK",
     "binomial_pmf_rows",
+    "row_chunks",
     "binomial_shortfall",
     "binomial_range",
     "binomial_interval_mass",
@@ -98,6 +99,7 @@ _RUN_SIGMAS = 0.5
 #: ... when the run of its number of trials has at most this many terms per threshold it serves
 #: (there Boost's cdf takes as long as 400 to 6,000 terms of a run, for 10^6 to 10^9 trials).
 _RUN_TERMS_PER_VALUE = 2048
+#: The unit roundoff of a float, ``u`` in the error bounds.
 _UNIT_ROUNDOFF = 2.0**-53
 #: Tail probability beyond which a binomial clone count is lumped into one (rigorously bounded) block.
 _TAIL = 1e-300
@@ -224,6 +226,29 @@ def binomial_shortfall(m: np.ndarray, p: float | np.ndarray, u: np.ndarray) -> t
     return value, err
 
 
+def row_chunks(widths: np.ndarray, cells: float) -> list[slice]:
+    """Consecutive slices of rows whose table (rows × the widest row of the slice) has at most
+    ``cells`` cells (a slice holds at least one row): how tables of rows of uneven widths are
+    built a part at a time.
+
+    Examples
+    --------
+    >>> row_chunks(np.array([1, 2, 4, 1]), 6)
+    [slice(0, 2, None), slice(2, 3, None), slice(3, 4, None)]
+    """
+    chunks: list[slice] = []
+    start, widest = 0, 0.0
+    for i, width in enumerate(np.asarray(widths, dtype=float).tolist()):
+        if i > start and (i + 1 - start) * max(widest, width) > cells:
+            chunks.append(slice(start, i))
+            start, widest = i, width
+        else:
+            widest = max(widest, width)
+    if len(widths):
+        chunks.append(slice(start, len(widths)))
+    return chunks
+
+
 def _fair_coin_cdf(m: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``Pr(Bin(m, 1/2) <= r)`` just below the median: which thresholds it serves, their values and errors.
 
@@ -280,13 +305,11 @@ def _fair_coin_cdf(m: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray
     rank[order] = np.arange(order.size)
     value_rank = rank[which]
     by_rank = np.argsort(value_rank, kind="stable")
+    ranked = value_rank[by_rank]
     widest = 0
-    start = 0
-    while start < order.size:  # tables of at most _SHORTFALL_CELLS cells, rows of similar length
-        stop = start + 1
-        while stop < order.size and (stop + 1 - start) * max(1, int(length[order[stop]])) <= _SHORTFALL_CELLS:
-            stop += 1
-        rows = order[start:stop]
+    for chunk in row_chunks(np.maximum(length[order], 1), _SHORTFALL_CELLS):  # rows of similar length
+        start, stop = chunk.start, chunk.stop
+        rows = order[chunk]
         width = max(1, int(length[rows].max()))
         widest = max(widest, width)
         k = np.arange(width, dtype=float)[None, :]
@@ -296,10 +319,9 @@ def _fair_coin_cdf(m: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray
         terms[:, 0] = binom.pmf(top[rows], trials[rows], 0.5)
         np.cumprod(terms, axis=1, out=terms)
         np.cumsum(terms, axis=1, out=terms)
-        here = by_rank[np.searchsorted(value_rank[by_rank], start) : np.searchsorted(value_rank[by_rank], stop)]
+        here = by_rank[np.searchsorted(ranked, start) : np.searchsorted(ranked, stop)]
         here = here[depth[here] > 0]
         tail_sum[here] = terms[value_rank[here] - start, depth[here] - 1]
-        start = stop
     even = np.mod(trials, 2.0) == 0.0
     middle = np.zeros(trials.size)
     middle[even] = binom.pmf(trials[even] / 2.0, trials[even], 0.5)  # Pr(X = m/2)

@@ -71,6 +71,7 @@ __all__ = [
     "BINOM_RTOL",
     "gaussian_dp_epsilon",
     "gaussian_eps0",
+    "gaussian_mu",
 ]
 
 #: Relative margin used to round closed forms up ...
@@ -146,8 +147,8 @@ class ClonePairBound(ProfileBound):
         return invert_profile(lambda e: self._delta_checked(n, eps0, e), delta, hi=eps0, guess=guess)
 
     def _gaussian_mu(self, n: int, eps0: float) -> float:
-        """Gaussian-DP parameter of the pair with ``E[C] + 1`` clones: ``2 tanh(eps0/2)/sqrt(E[C] + 1)``."""
-        return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt((n - 1) * self.clone_probability(eps0) + 1.0)
+        """Gaussian-DP parameter of the pair at ``n`` users (:func:`gaussian_mu`)."""
+        return gaussian_mu(eps0, (n - 1) * self.clone_probability(eps0))
 
     def _eps0_guess(self, n: int, eps: float, delta: float) -> float | None:
         """Where the Gaussian-DP estimate reaches ``(eps, delta)``: :meth:`max_eps0` narrows its
@@ -193,6 +194,19 @@ def gaussian_dp_epsilon(mu: float, delta: float) -> float:
     if not (mu > 0.0 and math.isfinite(hi)) or log_delta(0.0) <= log_target or log_delta(hi) >= log_target:
         return 0.0
     return brent(lambda e: log_delta(e) - log_target, 0.0, hi, xtol=1e-12 * hi)
+
+
+def gaussian_mu(eps0: float, mean_clones: float) -> float:
+    """Gaussian-DP parameter of a clone pair with ``E[C] = mean_clones`` clones among the others:
+    ``2 tanh(eps0/2)/sqrt(E[C] + 1)`` (the loss moves by about ``2 tanh(eps0/2)`` per clone).
+    A starting point of the clone bounds' root searches, not a bound.
+
+    Examples
+    --------
+    >>> round(gaussian_mu(1.0, 99.0), 6)
+    0.092423
+    """
+    return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(mean_clones + 1.0)
 
 
 def gaussian_eps0(mu_of: Callable[[float], float], eps: float, delta: float) -> float:

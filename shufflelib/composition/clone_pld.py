@@ -42,7 +42,7 @@ from functools import lru_cache
 import numpy as np
 
 from .._laws import binom
-from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range
+from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range, row_chunks
 from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 
 __all__ = [
@@ -298,13 +298,7 @@ def mixture_atoms(
     sizes = last - first + 1.0
     losses, masses, errors = [], [], []
     bottom = top = 0.0
-    s = 0
-    while s < m.size:
-        # A chunk of counts whose table (rows x widest row) stays within _CHUNK_ATOMS.
-        e = s + 1
-        while e < m.size and (e - s + 1) * float(np.max(sizes[s : e + 1])) <= _CHUNK_ATOMS:
-            e += 1
-        rows = slice(s, e)
+    for rows in row_chunks(sizes, _CHUNK_ATOMS):  # tables of at most _CHUNK_ATOMS atoms
         mm, aa, bb, ww = m[rows], alpha[rows], beta[rows], weight[rows] * scale
         width = int(np.max(sizes[rows]))
         live = np.arange(width, dtype=float)[None, :] <= (last[rows] - first[rows])[:, None]
@@ -344,7 +338,6 @@ def mixture_atoms(
         if upper:
             bottom += float(_mass_beyond(mm, aa, bb, first[rows] - 1.0, True) @ ww)
             top += float(_mass_beyond(mm, aa, bb, last[rows], False) @ ww)
-        s = e
     return Atoms(np.concatenate(losses), np.concatenate(masses), np.concatenate(errors), bottom, top, upper)
 
 

@@ -35,7 +35,7 @@ from ..audit import SampleFn
 from ..bounds import clone_pair
 from ..bounds.base import DELTA_FLOOR, EPS0_MAX, NotApplicableError
 from ..bounds.clone_pair import BINOM_RTOL, binomial_shortfall, log_sinh, scaled_sum
-from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon, gaussian_eps0
+from ..bounds.clones import ClonesNumerical, gaussian_dp_epsilon, gaussian_eps0, gaussian_mu
 from ..bounds.privacy_loss import CloneCountLoss, PrivacyLoss
 from ..curves import ProfileCurve, invert_profile
 from .bounds import WANG_2023, PopulationBound
@@ -97,7 +97,7 @@ class _PopulationCurve(PopulationBound):
 
     def _gaussian_mu(self, eps0: float) -> float:
         """Gaussian-DP parameter of the clone pair with ``E[C]`` clones: ``2 tanh(eps0/2)/sqrt(E[C] + 1)``."""
-        return 2.0 * math.tanh(eps0 / 2.0) / math.sqrt(self._mean_others * self._clone_probability(eps0) + 1.0)
+        return gaussian_mu(eps0, self._mean_others * self._clone_probability(eps0))
 
     def max_eps0(self, eps: float, delta: float, *, rtol: float = RTOL) -> float:
         """Largest ``eps0`` in ``[eps, 50]`` with ``delta(eps0, eps) <= delta`` (rounded down, to a
