@@ -48,11 +48,10 @@ from ..bounds.base import AmplificationBound, NotApplicableError
 from ..bounds.privacy_loss import CloneCountLoss, ClonePairLoss, ExplicitPairLoss, PrivacyLoss, clone_loss_scale
 from ..curves import invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_epsilon
-from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, listed_atoms, round_blocks
+from .clone_pld import BLOCK_RTOL, clone_blocks_pld, clone_pair_pld, round_blocks
 from .model import (
     COARSE,
     COMPANION_REFINE,
-    METER,
     ComposedCurve,
     RoundModel,
     composed_delta,
@@ -420,6 +419,7 @@ def loss_model(loss: PrivacyLoss) -> RoundModel:
         cap=cap,
         top=loss.top,
         companion=companion if loss.bracket else None,
+        scale=loss.scale,
     )
 
 
@@ -433,8 +433,6 @@ def _profile_at_users(bound: AmplificationBound, users: int, eps0: float) -> Cal
         return loss.profile(eps0)
     pair = loss.pair(eps0)
     lds = loss_distributions(loss, eps0, pair_step(loss.scale(eps0), eps0, 1), pair=pair)
-    if isinstance(pair, ClonePairLoss):  # the cost of a search's candidate (METER counts its own builds only)
-        METER.listed(listed_atoms(pair.n, pair.eps0, pair.clone_probability, pessimistic=loss.upper))
     return lambda e: np.max([ld.profile(e) for ld in lds], axis=0)
 
 

@@ -43,6 +43,7 @@ import numpy as np
 
 from .._laws import binom
 from ..bounds.clone_pair import BINOM_RTOL, binomial_interval_mass, binomial_pmf_rows, binomial_range, row_chunks
+from .model import METER
 from .pld import KINDS, MERGE_REACH, LossDistribution, _Grid
 
 __all__ = [
@@ -50,7 +51,6 @@ __all__ = [
     "CENTRE_STARTS",
     "REFINE_ATOMS",
     "round_blocks",
-    "listed_atoms",
     "clone_count_law",
     "Atoms",
     "binomial_mixture",
@@ -258,9 +258,15 @@ class Atoms:
     def discretize(
         self, step: float, kind: str, *, inf_mass: float = 0.0, max_loss: float = math.inf, reach: int = MERGE_REACH
     ) -> LossDistribution:
-        """The atoms on the grid ``step · ℤ`` (``kind`` on the side the atoms were rounded to)."""
+        """The atoms on the grid ``step · ℤ`` (``kind`` on the side the atoms were rounded to).
+
+        Counted by :data:`~shufflelib.composition.model.METER` as if the atoms were listed afresh (the
+        work of a composed search's candidate that its grid does not show; listed or remembered,
+        the same count, so that a budget-limited answer does not depend on what the process
+        computed before)."""
         if (kind in ("dots", "up")) != self.upper:
             raise ValueError(f"kind={kind!r} is on the other side of these atoms (upper={self.upper})")
+        METER.listed(self.loss.size)
         if self.loss.size:
             bins = (float(self.loss.max()) - float(self.loss.min())) / step + 2.0
             if bins > MAX_BINS:
@@ -413,23 +419,6 @@ def clone_pair_pld(
     atoms, below = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
     kind = "dots" if pessimistic else "merge"
     return atoms.discretize(step, kind, inf_mass=below, max_loss=eps0, reach=reach)
-
-
-def listed_atoms(
-    n: int, eps0: float, clone_probability: float, *, pessimistic: bool = True, coarse: bool = False
-) -> int:
-    """Number of atoms :func:`clone_pair_pld` lists for its pair (the measure of its cost; read from the
-    cache after a build).
-
-    Examples
-    --------
-    >>> import math
-    >>> from shufflelib.composition.clone_pld import listed_atoms
-    >>> 0 < listed_atoms(1_000, 1.0, 2 / (math.e + 1)) < listed_atoms(100_000, 1.0, 2 / (math.e + 1))
-    True
-    """
-    atoms, _ = _clone_pair_atoms(int(n), float(eps0), float(clone_probability), bool(pessimistic), bool(coarse))
-    return int(atoms.loss.size)
 
 
 @lru_cache(maxsize=4)

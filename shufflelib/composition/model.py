@@ -22,7 +22,9 @@ is a root of the composed ε in ``x``, bracketed from above by the single-round 
 ``hi`` (composition never helps), searched in ``log x`` vs ``log ε`` (nearly linear) from
 about where one round reaches ``ε / sqrt(T)`` (composed ε grows roughly like ``sqrt(T)``;
 one secant step on the single-round ε at ``hi / sqrt(T)`` and ``hi``, whose slope is also the
-first guess of the composed ε's: an amplified round's ε grows faster than ``x``). For a pair, a first
+first guess of the composed ε's: an amplified round's ε grows faster than ``x``), or, for a pair
+whose loss has a scale (about its standard deviation, a Gaussian-DP ``μ(x)``) and a δ not below
+``GAUSSIAN_START_DELTA``, from where ``sqrt(T) μ(x)``-Gaussian DP reaches the target. For a pair, a first
 stage on a grid ``RoundModel.coarse`` (:data:`COARSE`) times coarser (its first point, often far
 from the root where the window is wide, ``COARSE²`` times) brackets the root and
 finds it to 1% in ε (Illinois method); then Illinois steps on the default grid, each aimed
@@ -43,6 +45,7 @@ import numpy as np
 
 from .._validation import EPS0_MIN, check_positive, check_probability
 from ..bounds.base import DELTA_FLOOR, NotApplicableError
+from ..bounds.clones import gaussian_dp_epsilon, gaussian_eps0
 from ..bounds.krr_budget import WorkMeter
 from ..curves import PrivacyCurve, invert_profile
 from .baselines import advanced_epsilon, naive_epsilon, rdp_delta, rdp_epsilon
@@ -117,10 +120,11 @@ FITTED_FFT_LENGTH = 2**22
 #: the tilt and window decisions), and per point of a composition's FFT (the transforms, the
 #: power, and the reads of the composed distribution).
 _BUILD_CALL, _BUILD_POINT, _LIVE_POINT, _FFT_POINT = 2e-2, 2e-7, 1e-6, 1.5e-7
-#: Rate of :meth:`CompositionMeter.listed`, per atom of a clone pair (listing the atoms of the clone
-#: counts' binomials and putting them on the grid): measured 0.11–0.14 µs per atom on the CI machine
-#: (10^5 to 1.8·10^6 atoms, clones and stronger clones, 10^4 to 10^9 users), which does the work of
-#: the rates above about 1.7–1.9 times as slowly.
+#: Rate of :meth:`CompositionMeter.listed`, per atom of a clone pair put on a grid (listing the atoms
+#: of the clone counts' binomials and putting them on the grid): measured 0.11–0.14 µs per atom on
+#: the CI machine (10^5 to 1.8·10^6 atoms, clones and stronger clones, 10^4 to 10^9 users; 0.13 µs
+#: for pop-tight at 10^6 users, 4.2·10^6 atoms), which does the work of the rates above about
+#: 1.7–1.9 times as slowly.
 _ATOM = 7e-8
 
 
@@ -148,8 +152,9 @@ class CompositionMeter(WorkMeter):
     """Estimated seconds of the composed questions' work: the clock of :func:`largest_composed`'s budget.
 
     Counted from the work (:class:`~shufflelib.bounds.krr_budget.WorkMeter`): each round's
-    distributions built (:meth:`built`) and each composition (:meth:`composition`, counted by its
-    FFT's length before it is computed), so that a budget-limited search stops at the same point
+    distributions built (:meth:`built`), the atoms of clone pairs put on a grid (:meth:`listed`)
+    and each composition (:meth:`composition`, counted by its FFT's length before it is
+    computed), so that a budget-limited search stops at the same point
     under any load and its answer is reproducible. ``limit`` is the reading past which counting
     more work raises (set by a search for its duration; ``inf`` otherwise).
 
@@ -182,8 +187,10 @@ class CompositionMeter(WorkMeter):
         return distributions
 
     def listed(self, atoms: int) -> None:
-        """Count ``atoms`` listed for a clone pair built inside a profile (a subsampled round's shuffle at
-        each number of participants), which :meth:`built` does not see."""
+        """Count ``atoms`` of a mixture of clone-like pairs put on a grid
+        (:meth:`~shufflelib.composition.clone_pld.Atoms.discretize`: a clone pair's round, a
+        population's, or a subsampled round's shuffle at each number of participants), listed
+        for it or remembered, whose work :meth:`built` does not see: it counts the grid."""
         self.add(_ATOM * atoms)
 
     def composition(self, parts: Sequence[tuple[LossDistribution, int]], tilt: float, max_length: int) -> None:
@@ -559,6 +566,12 @@ class RoundModel:
         Estimated seconds of one ``build`` beyond what :data:`METER` counts from its output (a
         profile whose every point is a costly computation, e.g. the personalized and segmented
         bounds): counted by the meter of :func:`largest_composed`'s budget.
+    scale
+        ``scale(x)``: about the standard deviation of one round's privacy loss (a pair's
+        :attr:`~shufflelib.bounds.privacy_loss.PrivacyLoss.scale`), or ``None`` (the default).
+        Given, :func:`largest_composed` starts where ``rounds`` rounds of ``scale(x)``-Gaussian DP
+        (``sqrt(rounds) · scale(x)``-Gaussian DP) reach the target: a guess, every candidate is
+        still checked.
 
     Examples
     --------
@@ -582,6 +595,7 @@ class RoundModel:
     companion: Callable[[float, float, int], tuple[LossDistribution, ...]] | None = None
     alternative: RoundModel | None = None
     build_seconds: float = 0.0
+    scale: Callable[[float], float] | None = None
     _builds: dict[tuple[float, float, bool], tuple[LossDistribution, ...]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
@@ -988,6 +1002,29 @@ def largest_composed(
         METER.limit = outer
 
 
+#: Smallest δ at which :func:`largest_composed` starts from the Gaussian-DP estimate (a model's
+#: ``scale``): at δ = 1e-6 and 1e-12 its first candidate's composed ε was within 1.0–1.5 times the
+#: target (stronger clones, clones, exact-krr; 10⁴ and 10⁹ users; 10 and 10⁴ rounds), at δ = 1e-30
+#: and below 10² to 10⁵ times it (the binomial tails, which the estimate ignores, set ε there).
+GAUSSIAN_START_DELTA = 1e-15
+
+
+def _gaussian_start(model: RoundModel, rounds: int, eps: float, delta: float) -> tuple[float, float] | None:
+    """Where ``rounds`` rounds of ``model.scale(x)``-Gaussian DP reach ``(eps, delta)``: ``log x`` and the
+    slope of ``log ε`` in ``log x`` there (``None`` without a scale, or where the estimate has no root)."""
+    if model.scale is None or delta < GAUSSIAN_START_DELTA:
+        return None
+
+    def mu(x: float) -> float:
+        return math.sqrt(rounds) * model.scale(x)
+
+    x = gaussian_eps0(mu, eps, delta)
+    if not x > 0.0:
+        return None
+    nearby = gaussian_dp_epsilon(mu(x * math.exp(0.01)), delta)
+    return math.log(x), max((math.log(nearby) - math.log(eps)) / 0.01, 0.1) if nearby > 0.0 else 1.0
+
+
 def _largest_composed(
     model: RoundModel, rounds: int, eps: float, delta: float, rtol: float, deadline: float, found: dict[str, float]
 ) -> float:
@@ -1061,6 +1098,9 @@ def _largest_composed(
         if 0.0 < single < at_hi <= eps:
             slope = max((math.log(at_hi) - math.log(single)) / (top - t), 0.1)
             t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
+    gaussian = _gaussian_start(model, rounds, eps, delta)
+    if gaussian is not None:
+        t, slope = min(max(gaussian[0], bottom), top), gaussian[1]
     a = b = fa = fb = start = math.nan
     last: tuple[float, float] | None = None
     seen: dict[float, float] = {}  # stage 1's values (Illinois halves its copies)

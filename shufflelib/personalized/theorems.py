@@ -225,7 +225,8 @@ class _PrintedTables:
         """``l`` at the thresholds ``t`` (each computed once, in blocks of at most :data:`_BLOCK` terms)."""
         if len(self.l_seen) > _SEEN_MAX:
             self.l_seen.clear()
-        missing = np.array(sorted({float(x) for x in t} - self.l_seen.keys()))
+        # Each threshold looked up (a set minus the dict's keys would copy every key remembered).
+        missing = np.array(sorted(x for x in {float(x) for x in t} if x not in self.l_seen))
         for block in _blocks(missing, self.m.size):
             values = _l_of_k(_k_of_t(block[:, None], self.m), self.m, self.log_base)
             self.l_seen.update(zip(block.tolist(), values.tolist(), strict=True))
