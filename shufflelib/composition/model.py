@@ -567,8 +567,8 @@ class RoundModel:
         profile whose every point is a costly computation, e.g. the personalized and segmented
         bounds): counted by the meter of :func:`largest_composed`'s budget.
     scale
-        ``scale(x)``: about the standard deviation of one round's privacy loss (a pair's
-        :attr:`~shufflelib.bounds.privacy_loss.PrivacyLoss.scale`), or ``None`` (the default).
+        ``scale(x)``: about the standard deviation of one round's privacy loss (the ``scale`` of a
+        pair's :class:`~shufflelib.bounds.privacy_loss.PrivacyLoss`), or ``None`` (the default).
         Given, :func:`largest_composed` starts where ``rounds`` rounds of ``scale(x)``-Gaussian DP
         (``sqrt(rounds) · scale(x)``-Gaussian DP) reach the target: a guess, every candidate is
         still checked.
