@@ -77,6 +77,7 @@ __all__ = [
     "COMPANION_REFINE",
     "METER",
     "SEARCH_BUDGET",
+    "GAUSSIAN_START_DELTA",
     "FITTED_FFT_LENGTH",
     "ComposedCurve",
     "CompositionMeter",
@@ -1022,7 +1023,8 @@ def _gaussian_start(model: RoundModel, rounds: int, eps: float, delta: float) ->
     if not x > 0.0:
         return None
     nearby = gaussian_dp_epsilon(mu(x * math.exp(0.01)), delta)
-    return math.log(x), max((math.log(nearby) - math.log(eps)) / 0.01, 0.1) if nearby > 0.0 else 1.0
+    slope = max((math.log(nearby) - math.log(eps)) / 0.01, 0.1) if nearby > 0.0 else 1.0
+    return math.log(x), slope
 
 
 def _largest_composed(
@@ -1084,12 +1086,16 @@ def _largest_composed(
     width, close = (2e-2, 1e-2) if two_stages else (tol, 0.0)
     lo = max(min(eps / (2.0 * rounds), hi), min(model.smallest, hi))
     bottom, top = math.log(lo), math.log(hi)
-    # Start about where one round reaches eps / sqrt(rounds) (composed ε grows about like
-    # sqrt(rounds)): a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds)
-    # and at hi (which is eps, unless hi is the model's top).
+    # Start where T rounds of Gaussian DP reach the target (a model with a scale, δ not tiny), else
+    # about where one round reaches eps / sqrt(rounds) (composed ε grows about like sqrt(rounds)):
+    # a secant step in log x vs log ε through one round's ε at hi / sqrt(rounds) and at hi (which
+    # is eps, unless hi is the model's top).
     t = max(top - 0.5 * math.log(rounds), bottom)
     slope = 1.0  # of log(composed ε) in log x: first that of one round's ε (the secant), else 1
-    if t < top:
+    gaussian = _gaussian_start(model, rounds, eps, delta)
+    if gaussian is not None:
+        t, slope = min(max(gaussian[0], bottom), top), gaussian[1]
+    elif t < top:
         try:
             single = float(model.epsilon(math.exp(t), delta))
             at_hi = float(model.epsilon(hi, delta)) if model.top is not None and hi >= model.top else eps
@@ -1098,9 +1104,6 @@ def _largest_composed(
         if 0.0 < single < at_hi <= eps:
             slope = max((math.log(at_hi) - math.log(single)) / (top - t), 0.1)
             t = min(max(t + (math.log(eps / math.sqrt(rounds)) - math.log(single)) / slope, bottom), top)
-    gaussian = _gaussian_start(model, rounds, eps, delta)
-    if gaussian is not None:
-        t, slope = min(max(gaussian[0], bottom), top), gaussian[1]
     a = b = fa = fb = start = math.nan
     last: tuple[float, float] | None = None
     seen: dict[float, float] = {}  # stage 1's values (Illinois halves its copies)
