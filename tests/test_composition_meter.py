@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from shufflelib.bounds import BlanketBennett, ClonesNumerical, NotApplicableError, StrongerClones
-from shufflelib.composition import bound_model, compose_bound, largest_composed, loss_model
+from shufflelib.composition import bound_model, compose_bound, composed_epsilon, largest_composed, loss_model
 from shufflelib.composition import model as model_module
 from shufflelib.composition.model import METER, GridTooFine
 from shufflelib.population.laws import PoissonPopulation
@@ -174,18 +174,18 @@ def test_a_profile_search_aims_past_the_root_and_closes_its_bracket_sooner(monke
     """Secant steps on a convex ε(ε₀) approach the root from above; aimed a little past it, the
     search certifies a point sooner (clones, 10⁴ users at rate 0.5, T = 100: eight candidates
     before, the first certified at the last)."""
-    original = model_module.RoundModel.curve
+    original = model_module.RoundModel.fitted
 
     def candidates(aim: float) -> tuple[float, list[float]]:
         monkeypatch.setattr(model_module, "AIM_PAST", aim)
         seen: list[float] = []
 
-        def curve(self, x, rounds, *args, **kwargs):
-            composed = original(self, x, rounds, *args, **kwargs)
+        def fitted(self, x, rounds, *args, **kwargs):
+            single, composed = original(self, x, rounds, *args, **kwargs)
             seen.append(composed.epsilon(1e-8))
-            return composed
+            return single, composed
 
-        monkeypatch.setattr(model_module.RoundModel, "curve", curve)
+        monkeypatch.setattr(model_module.RoundModel, "fitted", fitted)
         model = bound_model(ClonesNumerical(), 10_000, sample_rate=0.5)
         return largest_composed(model, 100, 0.5, 1e-8, budget=math.inf), seen
 
@@ -195,3 +195,16 @@ def test_a_profile_search_aims_past_the_root_and_closes_its_bracket_sooner(monke
     first_good = next(i for i, e in enumerate(seen) if e <= 0.5)
     assert first_good < next(i for i, e in enumerate(seen_straight) if e <= 0.5)
     assert aimed == pytest.approx(straight, rel=2e-3)
+
+
+def test_an_eps0_search_reads_renyi_dp_where_the_pld_stops_at_a_tiny_delta():
+    """At δ = 5e-324 the PLD's truncated tails leave it only the pure-DP end ε/T, where the ε question
+    answers with Rényi DP (stronger clones, 10⁴ users, T = 10⁴: ε₀ 1e-4 before, about 0.026 now):
+    the search reads the same ε as the ε question, so its answer is certified by that question."""
+    model = bound_model(StrongerClones(mechanism="krr", k=2), 10_000)
+    rounds, eps, delta = 10_000, 1.0, 5e-324
+    answer = largest_composed(model, rounds, eps, delta, budget=math.inf)
+    assert answer > 100 * eps / rounds
+    record = composed_epsilon(model, answer, rounds, delta)
+    assert record["eps"] <= eps and record["method"] == "rdp"
+    assert composed_epsilon(model, answer * 1.01, rounds, delta)["eps"] > eps  # the root, to the search's rtol

@@ -31,7 +31,9 @@ finds it to 1% in ε (Illinois method); then Illinois steps on the default grid,
 just beyond the root on the side opposite to the last point so that the bracket closes.
 A profile (whose cost does not shrink with the grid) goes to the secant steps as soon as
 the root is bracketed. Every candidate is checked: the answer is the largest ``x`` whose
-composed ε on the default grid was evaluated ``<= ε``. Every composition is built for the
+composed ε on the default grid was evaluated ``<= ε`` (the PLD's, or Rényi DP's where smaller,
+as the ε question answers: below the PLD's truncated tails, a tiny δ, the PLD alone would
+reach only the pure-DP end ``ε / T``). Every composition is built for the
 target δ (a window narrowed to it, :func:`~shufflelib.composition.pld.window_tail`).
 """
 
@@ -962,7 +964,8 @@ def largest_composed(
 ) -> float:
     """Largest ``x`` such that ``rounds`` rounds are ``(eps, delta)``-DP (rounded down; module docstring).
 
-    Every answer is certified (its composed ε was evaluated ``<= eps``); a search that uses its
+    Every answer is certified (its composed ε was evaluated ``<= eps``: the PLD's, or Rényi DP's
+    where smaller, as :func:`composed_epsilon` answers); a search that uses its
     ``budget`` (of :data:`METER`'s estimated seconds, counted from the work: the answer does not
     depend on the machine or its load) answers with the largest ``x`` certified so far (or, for a
     model whose cap is ``x`` itself, ``eps / rounds``: pure DP), and ``info`` (a dict, if given)
@@ -1065,7 +1068,10 @@ def _largest_composed(
             if METER.seconds > deadline:
                 raise _OutOfTime
             try:
-                value = model.curve(x, rounds, coarse=key[1], delta=delta).epsilon(delta)
+                single, curve = model.fitted(x, rounds, key[1], delta)
+                value = curve.epsilon(delta)
+                if curve.upper:  # Rényi DP where smaller, as the ε question answers (a δ below the PLD's tails)
+                    value = min(value, rdp_epsilon(single, rounds, delta))
             except ValueError:
                 value = math.inf
             scores[key] = math.log(max(value, 1e-300) / eps)
